@@ -1,0 +1,100 @@
+/* labels2tag: the precompiled driver image tag of each Node, from its labels. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gpudrv.h"
+
+static const char usage[] = "[-nNu] [-b branch] [-k kernel] [file]";
+
+struct opts {
+	int names;   /* 1 always, 0 never, -1 for lists only */
+	int unknown; /* print "<node> UNKNOWN <reason>" lines for bad nodes */
+	struct tag_override ov;
+	int bad;
+	int list;
+};
+
+static void
+one_node(const cJSON *node, size_t index, void *arg)
+{
+	struct opts *o = arg;
+	const char *name = node_name(node);
+	char tag[TAG_MAX + 1];
+	struct tagfault f = { 0 };
+	int names = o->names < 0 ? o->list : o->names;
+
+	if (name == NULL) {
+		const char *raw = j_str(j_get(node, "metadata"), "name");
+
+		warnf("item %zu: metadata.name %s is not a valid node name", index,
+		    raw ? qstr(raw) : j_type(j_get(j_get(node, "metadata"), "name")));
+		if (o->unknown)
+			printf("#%zu UNKNOWN invalid:metadata.name\n", index);
+		o->bad = 1;
+		return;
+	}
+	if (node_tag(node, &o->ov, tag, sizeof tag, &f) != 0) {
+		const cJSON *v = j_get(node_labels(node), f.label);
+
+		if (strcmp(f.kind, "invalid") == 0)
+			warnf("node %s: label %s value %s %s", name, f.label,
+			    cJSON_IsString(v) ? qstr(v->valuestring) : "", f.detail);
+		else if (strcmp(f.kind, "not-a-string") == 0)
+			warnf("node %s: label %s is not a string (%s)", name, f.label, j_type(v));
+		else
+			warnf("node %s: label %s %s (%s sets it: is it running there?)", name,
+			    f.label, f.detail, strncmp(f.label, "nvidia.com/", 11) == 0 ?
+			    "gpu-feature-discovery" : "node-feature-discovery");
+		if (o->unknown)
+			printf("%s UNKNOWN %s:%s\n", name, f.kind, f.label);
+		o->bad = 1;
+		return;
+	}
+	if (names)
+		printf("%s %s\n", name, tag);
+	else
+		puts(tag);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct opts o = { .names = -1 };
+	struct input in;
+	cJSON *doc;
+	const char *why;
+	char tmp[TAG_MAX + 1];
+	int c, rc;
+
+	setprogname(argv[0]);
+	while ((c = getopt(argc, argv, "nNub:k:h")) != -1) {
+		switch (c) {
+		case 'n': o.names = 1; break;
+		case 'N': o.names = 0; break;
+		case 'u': o.unknown = 1; break;
+		case 'b': o.ov.branch = optarg; break;
+		case 'k': o.ov.kernel = optarg; break;
+		case 'h':
+			printf("usage: %s %s\n", progname, usage);
+			return fshut(stdout, "stdout");
+		default:
+			usage_exit(usage);
+		}
+	}
+	if (argc - optind > 1)
+		usage_exit(usage);
+	if (o.ov.branch && tag_build(tmp, sizeof tmp, o.ov.branch, "k", "os", &why) != 0)
+		die("-b %s: %s", qstr(o.ov.branch), why);
+	if (o.ov.kernel && tag_build(tmp, sizeof tmp, "0", o.ov.kernel, "os", &why) != 0)
+		die("-k %s: %s", qstr(o.ov.kernel), why);
+
+	input_read(&in, argv[optind]);
+	doc = doc_parse(&in);
+	nodes_each(doc, in.name, &o.list, one_node, &o);
+	cJSON_Delete(doc);
+	input_free(&in);
+	rc = fshut(stdout, "stdout");
+	return rc ? rc : o.bad ? EXIT_TROUBLE : EXIT_CLEAN;
+}

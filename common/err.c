@@ -1,0 +1,149 @@
+/* Messages, usage, allocation and the checked close of stdout. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpudrv.h"
+
+const char *progname = "gpudrv";
+
+void
+setprogname(const char *argv0)
+{
+	const char *slash;
+
+	if (argv0 == NULL || *argv0 == '\0')
+		return;
+	slash = strrchr(argv0, '/');
+	progname = slash ? slash + 1 : argv0;
+}
+
+static void
+vwarn(const char *fmt, va_list ap)
+{
+	int saved = errno;
+	size_t n = strlen(fmt);
+
+	fflush(stdout);
+	fprintf(stderr, "%s: ", progname);
+	vfprintf(stderr, fmt, ap);
+	if (n > 0 && fmt[n - 1] == ':')
+		fprintf(stderr, " %s", strerror(saved));
+	fputc('\n', stderr);
+}
+
+void
+warnf(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vwarn(fmt, ap);
+	va_end(ap);
+}
+
+void
+die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vwarn(fmt, ap);
+	va_end(ap);
+	exit(EXIT_TROUBLE);
+}
+
+void
+usage_exit(const char *usage)
+{
+	fprintf(stderr, "usage: %s %s\n", progname, usage);
+	exit(EXIT_TROUBLE);
+}
+
+/* A full disk or a closed pipe is an error, not silence. */
+int
+fshut(FILE *f, const char *name)
+{
+	int bad = fflush(f) != 0 || ferror(f);
+
+	if (fclose(f) != 0)
+		bad = 1;
+	if (bad) {
+		warnf("write error on %s:", name);
+		return EXIT_TROUBLE;
+	}
+	return EXIT_CLEAN;
+}
+
+/*
+ * A copy of s fit for one line of a message: quoted, control and non-ASCII
+ * bytes escaped, cut at 64 bytes.  Four rotating buffers, so a message can
+ * hold up to four of them.
+ */
+const char *
+qstr(const char *s)
+{
+	static char ring[4][64 * 4 + 8];
+	static int next;
+	char *out = ring[next++ % 4], *o = out;
+	size_t i;
+
+	if (s == NULL)
+		return "(null)";
+	*o++ = '"';
+	for (i = 0; s[i] != '\0'; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (i == 64) {
+			memcpy(o, "...", 3);
+			o += 3;
+			break;
+		}
+		if (c == '"' || c == '\\') {
+			*o++ = '\\';
+			*o++ = (char)c;
+		} else if (c == '\n') {
+			*o++ = '\\';
+			*o++ = 'n';
+		} else if (c < 0x20 || c >= 0x7f) {
+			snprintf(o, 5, "\\x%02x", c);
+			o += 4;
+		} else {
+			*o++ = (char)c;
+		}
+	}
+	*o++ = '"';
+	*o = '\0';
+	return out;
+}
+
+void *
+xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (p == NULL)
+		die("out of memory:");
+	return p;
+}
+
+void *
+xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (p == NULL)
+		die("out of memory:");
+	return p;
+}
+
+char *
+xstrndup(const char *s, size_t n)
+{
+	char *p = xmalloc(n + 1);
+
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}

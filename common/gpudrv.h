@@ -1,0 +1,113 @@
+/*
+ * gpudrv: shared code of the gpudrv commands.
+ * Each concern lives in one file of common/; this header declares them all.
+ */
+#ifndef GPUDRV_H
+#define GPUDRV_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include <cJSON.h>
+
+/* The exit-code contract of every gpudrv command. */
+enum { EXIT_CLEAN = 0, EXIT_FINDINGS = 1, EXIT_TROUBLE = 2 };
+
+/* err.c: messages on stderr prefixed with the program name. */
+extern const char *progname;
+void setprogname(const char *argv0);
+void die(const char *fmt, ...);     /* exit 2; a format ending in ':' appends strerror */
+void warnf(const char *fmt, ...);   /* a format ending in ':' appends strerror */
+void usage_exit(const char *usage); /* "usage: prog ..." on stderr, exit 2 */
+int fshut(FILE *f, const char *name); /* flush and check; 0 or 2 */
+const char *qstr(const char *s);    /* quoted, escaped, bounded copy for messages */
+void *xmalloc(size_t n);
+void *xrealloc(void *p, size_t n);
+char *xstrndup(const char *s, size_t n);
+
+/* input.c: whole input from a file or stdin. */
+struct input {
+	char *data;       /* NUL-terminated copy of the bytes read */
+	size_t len;
+	const char *name; /* "<stdin>" or the path, for messages */
+};
+void input_read(struct input *in, const char *path); /* NULL or "-" is stdin; dies on error */
+void input_free(struct input *in);
+void input_where(const struct input *in, size_t off, size_t *line, size_t *col);
+
+/* doc.c: kubectl JSON or YAML (detected from the content) as one cJSON tree. */
+cJSON *doc_parse(const struct input *in); /* dies with file:line:col on error */
+const cJSON *j_get(const cJSON *obj, const char *key); /* case-sensitive */
+const char *j_str(const cJSON *obj, const char *key);  /* string member or NULL */
+const cJSON *j_path(const cJSON *obj, const char *dotted); /* "metadata.name" */
+int j_int(const cJSON *obj, const char *key, long *out);   /* integral number: 1 */
+const char *j_type(const cJSON *item);                     /* "string", "object", ... */
+
+/* tag.c: the precompiled driver image tag, built in exactly one place. */
+#define TAG_MAX 128
+#define L_PRESENT "nvidia.com/gpu.present"
+#define L_MAJOR   "nvidia.com/cuda.driver.major"
+#define L_MINOR   "nvidia.com/cuda.driver.minor"
+#define L_REV     "nvidia.com/cuda.driver.rev"
+#define L_KERNEL  "feature.node.kubernetes.io/kernel-version.full"
+#define L_OSID    "feature.node.kubernetes.io/system-os_release.ID"
+#define L_OSVER   "feature.node.kubernetes.io/system-os_release.VERSION_ID"
+#define L_STATE   "nvidia.com/gpu-driver-upgrade-state"
+
+int tag_charset_ok(const char *s);   /* non-empty, only [A-Za-z0-9_.-] */
+int tag_valid(const char *s);        /* OCI tag grammar */
+/* Both return 0, or the 1-based number of the faulty part with *why set. */
+int ostag_build(char *out, size_t outsz, const char *id, const char *version_id,
+                const char **why);
+int tag_build(char *out, size_t outsz, const char *branch, const char *kernel,
+              const char *ostag, const char **why);
+
+/* node.c: reading Nodes. */
+struct tagfault {
+	const char *label;  /* the label at fault, or NULL */
+	const char *kind;   /* "missing", "empty", "not-a-string", "invalid" */
+	const char *detail; /* human words */
+};
+struct tag_override {
+	const char *branch; /* use instead of the node's driver major, or NULL */
+	const char *kernel; /* use instead of the node's kernel, or NULL */
+};
+int dns_subdomain_ok(const char *s);
+const char *node_name(const cJSON *node);            /* valid name or NULL */
+const cJSON *node_labels(const cJSON *node);          /* object or NULL */
+int node_label(const cJSON *node, const char *key, const char **val, struct tagfault *f);
+int node_tag(const cJSON *node, const struct tag_override *ov, char *out, size_t outsz,
+             struct tagfault *f);
+int node_unschedulable(const cJSON *node);
+/* Calls fn for each Node of a Node, NodeList or List document; dies on a non-Node item. */
+typedef void (*node_fn)(const cJSON *node, size_t index, void *arg);
+size_t nodes_each(const cJSON *doc, const char *docname, int *was_list, node_fn fn, void *arg);
+
+/* matrix.c: the set of tags that exist (CSV matrix, tag list, or skopeo JSON). */
+struct matrix;
+struct matrix *matrix_load(const char *path, int report_dups); /* dies on error */
+int matrix_has(const struct matrix *m, const char *tag);
+size_t matrix_rows(const struct matrix *m);   /* data rows, header and blanks excluded */
+void matrix_free(struct matrix *m);
+
+/* strset.c: a hash set of strings. */
+struct strset;
+struct strset *strset_new(void);
+int strset_add(struct strset *s, const char *str, size_t line); /* 0 added, else line of first */
+size_t strset_get(const struct strset *s, const char *str);     /* line stored, or 0 */
+void strset_free(struct strset *s);
+
+/* lines.c: reading text line by line, CRLF tolerated. */
+struct lines {
+	FILE *f;
+	const char *name;
+	char *buf;
+	size_t cap;
+	size_t lineno;
+};
+void lines_open(struct lines *l, const char *path); /* NULL or "-" is stdin */
+char *lines_next(struct lines *l, size_t *len);      /* NULL at end; dies on read error */
+void lines_close(struct lines *l);
+int split_fields(char *s, char **f, int max); /* on single spaces; count, or -1 if > max */
+
+#endif

@@ -1,0 +1,153 @@
+#!/bin/sh
+# drv-audit.sh: every GPU node whose precompiled driver image was never built.
+# One API call for all GPU nodes, then labels2tag | matrix-grep.
+set -eu
+
+prog=drv-audit.sh
+usage_line="usage: $prog [-e] [-m matrix] [-p promfile] [-k kernel [-l selector]]"
+usage() {
+	echo "$usage_line" >&2
+	exit 2
+}
+say() {
+	echo "$prog: $*" >&2
+}
+
+case $0 in
+*/*) here=${0%/*} ;;
+*) here=$(dirname -- "$(command -v -- "$0" || echo .)") ;;
+esac
+find_tool() {
+	if [ -x "$here/$1" ]; then
+		echo "$here/$1"
+	elif command -v "$1" >/dev/null 2>&1; then
+		echo "$1"
+	else
+		say "$1 not found beside $0 nor on PATH"
+		exit 2
+	fi
+}
+labels2tag=$(find_tool labels2tag)
+matrix_grep=$(find_tool matrix-grep)
+kubectl=${KUBECTL:-kubectl}
+
+matrix=${GPUDRV_MATRIX:-$here/support-matrix.csv}
+prom=
+kernel=
+selector=
+empty=
+need_arg() {
+	[ "$1" -ge 2 ] || usage
+}
+while [ $# -gt 0 ]; do
+	case $1 in
+	-m | --matrix) need_arg $# && matrix=$2 && shift ;;
+	-p | --prom) need_arg $# && prom=$2 && shift ;;
+	-k | --kernel) need_arg $# && kernel=$2 && shift ;;
+	-l | --selector) need_arg $# && selector=$2 && shift ;;
+	-e | --allow-empty) empty=-e ;;
+	-h | --help)
+		echo "$usage_line"
+		exit 0
+		;;
+	*) usage ;;
+	esac
+	shift
+done
+if [ -n "$selector" ] && [ -z "$kernel" ]; then
+	say "-l goes with -k (plan a kernel change for some nodes)"
+	usage
+fi
+if [ -n "$kernel" ] && [ -n "$prom" ]; then
+	say "-p records the fleet as it is; it does not go with -k"
+	usage
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/drv-audit.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# prom_write STATUS: the textfile-collector file, replaced atomically.  The
+# last success time is carried over from the old file when this run failed.
+prom_write() {
+	[ -n "$prom" ] || return 0
+	now=$(date +%s)
+	last=
+	if [ "$1" -le 1 ]; then
+		last=$now
+	elif [ -r "$prom" ]; then
+		last=$(sed -n 's/^gpudrv_audit_last_success_timestamp_seconds \([0-9][0-9]*\)$/\1/p' "$prom")
+	fi
+	{
+		if [ "$1" -le 1 ] || [ -s "$tmp/out" ]; then
+			echo "# HELP gpudrv_audit_missing A GPU node whose precompiled driver image tag is not in the matrix."
+			echo "# TYPE gpudrv_audit_missing gauge"
+			sed -n 's/^\([^ ]*\) MISSING \([^ ]*\)$/gpudrv_audit_missing{node="\1",tag="\2"} 1/p' "$tmp/out"
+			echo "# HELP gpudrv_audit_missing_nodes GPU nodes whose tag is not in the matrix."
+			echo "# TYPE gpudrv_audit_missing_nodes gauge"
+			echo "gpudrv_audit_missing_nodes $(grep -c ' MISSING ' "$tmp/out" || :)"
+			echo "# HELP gpudrv_audit_unknown_nodes GPU nodes whose labels give no tag."
+			echo "# TYPE gpudrv_audit_unknown_nodes gauge"
+			echo "gpudrv_audit_unknown_nodes $(grep -c ' UNKNOWN ' "$tmp/out" || :)"
+			echo "# HELP gpudrv_audit_gpu_nodes GPU nodes audited."
+			echo "# TYPE gpudrv_audit_gpu_nodes gauge"
+			echo "gpudrv_audit_gpu_nodes $(grep -c . "$tmp/tags" || :)"
+		fi
+		echo "# HELP gpudrv_audit_exit_status Exit status of the last run: 0 OK, 1 missing images, 2 could not tell."
+		echo "# TYPE gpudrv_audit_exit_status gauge"
+		echo "gpudrv_audit_exit_status $1"
+		echo "# HELP gpudrv_audit_last_run_timestamp_seconds When the audit last ran."
+		echo "# TYPE gpudrv_audit_last_run_timestamp_seconds gauge"
+		echo "gpudrv_audit_last_run_timestamp_seconds $now"
+		if [ -n "$last" ]; then
+			echo "# HELP gpudrv_audit_last_success_timestamp_seconds When the audit last saw the whole fleet."
+			echo "# TYPE gpudrv_audit_last_success_timestamp_seconds gauge"
+			echo "gpudrv_audit_last_success_timestamp_seconds $last"
+		fi
+	} >"$tmp/prom"
+	# mv within one file system is a rename: readers see the old file or the new.
+	promdir=$(dirname -- "$prom")
+	if ! cp "$tmp/prom" "$promdir/.${prom##*/}.$$" ||
+		! mv -f "$promdir/.${prom##*/}.$$" "$prom"; then
+		rm -f "$promdir/.${prom##*/}.$$"
+		say "cannot write $prom"
+		exit 2
+	fi
+}
+
+: >"$tmp/out"
+: >"$tmp/tags"
+fail() {
+	say "$*"
+	prom_write 2
+	exit 2
+}
+
+[ -r "$matrix" ] || fail "cannot read the matrix $matrix (-m or GPUDRV_MATRIX names another)"
+
+sel=nvidia.com/gpu.present=true
+[ -z "$selector" ] || sel=$sel,$selector
+# One fresh list call; its failure must never read as an empty, healthy fleet.
+if ! "$kubectl" get nodes -l "$sel" -o json >"$tmp/nodes" 2>"$tmp/err"; then
+	say "cannot list the GPU nodes; kubectl said:"
+	sed 's/^/    /' "$tmp/err" >&2
+	fail "no audit was made"
+fi
+
+set -- -n -u
+[ -z "$kernel" ] || set -- "$@" -k "$kernel"
+l2t=0
+"$labels2tag" "$@" "$tmp/nodes" >"$tmp/tags" || l2t=$?
+if [ "$l2t" -ne 0 ] && ! [ -s "$tmp/tags" ]; then
+	fail "the node list could not be read; no audit was made"
+fi
+[ "$l2t" -eq 0 ] || [ "$l2t" -eq 2 ] || fail "labels2tag failed (exit $l2t)"
+
+rc=0
+"$matrix_grep" ${empty:+"$empty"} -m "$matrix" "$tmp/tags" >"$tmp/out" || rc=$?
+cat "$tmp/out"
+[ "$rc" -le 2 ] || rc=2
+[ "$l2t" -eq 0 ] || rc=2
+prom_write "$rc"
+exit "$rc"

@@ -1,0 +1,163 @@
+#!/bin/sh
+# labels2tag: tags from kubectl node JSON and YAML, and every way it refuses.
+. "$(dirname "$0")/lib.sh"
+
+T0=550-5.15.0-119-generic-ubuntu22.04
+T1=535-5.15.0-107-generic-ubuntu22.04
+T2=550-6.8.0-45-generic-ubuntu24.04
+
+t_run labels2tag <"$DATA/lab-nodes.json"
+t_rc 0 "a NodeList as kubectl -o json prints it"
+t_out "one '<node> <tag>' line per node, in input order" \
+	"lab-node-0 $T0" "lab-node-1 $T1" "lab-node-2 $T2"
+t_err "nothing on stderr"
+
+t_run labels2tag "$DATA/lab-nodes.yaml"
+t_rc 0 "the same list as YAML, from a file argument"
+t_out "YAML gives the same lines as JSON" \
+	"lab-node-0 $T0" "lab-node-1 $T1" "lab-node-2 $T2"
+
+t_run labels2tag <"$DATA/node-1.json"
+t_rc 0 "a single Node"
+t_out "a single Node gives its tag alone" "$T1"
+
+t_run labels2tag - <"$DATA/node-1.yaml"
+t_out "a single Node as YAML, '-' for stdin" "$T1"
+
+t_run labels2tag -n "$DATA/node-1.json"
+t_out "-n names the node even for a single Node" "lab-node-1 $T1"
+
+t_run labels2tag -N "$DATA/lab-nodes.json"
+t_out "-N prints tags only for a list" "$T0" "$T1" "$T2"
+
+t_run labels2tag -b 550 "$DATA/node-1.json"
+t_out "-b: the tag the node needs after a driver-branch change" \
+	550-5.15.0-107-generic-ubuntu22.04
+t_run labels2tag -k 5.15.0-125-generic "$DATA/lab-nodes.json"
+t_out "-k: the tags the nodes need after a kernel change" \
+	"lab-node-0 550-5.15.0-125-generic-ubuntu22.04" \
+	"lab-node-1 535-5.15.0-125-generic-ubuntu22.04" \
+	"lab-node-2 550-5.15.0-125-generic-ubuntu24.04"
+
+t_run labels2tag "$DATA/rhel-nodes.json"
+t_rc 0 "RHEL, Rocky and RHCOS nodes"
+t_out "Rocky and RHEL >= 10 drop the minor OS version, as the GPU Operator does" \
+	"rhel-9 550-5.14.0-427.13.1.el9_4.x86_64-rhel9.4" \
+	"rhel-10 570-6.12.0-55.9.1.el10_0.x86_64-rhel10" \
+	"rocky-9 550-5.14.0-503.14.1.el9_5.x86_64-rocky9" \
+	"rhcos 550-5.14.0-284.59.1.el9_2.x86_64-rhcos4.14"
+
+# Broken labels: the good nodes are printed, every bad one is named.
+t_run labels2tag "$DATA/bad-nodes.json"
+t_rc 2 "a list with nodes whose labels are broken"
+t_out "only the good nodes are printed" \
+	"good-a $T0" "good-b $T1"
+t_err "each bad node is named with its label; missing and empty told apart" \
+	"labels2tag: node no-major: label nvidia.com/cuda.driver.major is missing (gpu-feature-discovery sets it: is it running there?)" \
+	"labels2tag: node empty-kernel: label feature.node.kubernetes.io/kernel-version.full is present but empty (node-feature-discovery sets it: is it running there?)" \
+	"labels2tag: node space-kernel: label feature.node.kubernetes.io/kernel-version.full value \"5.15.0 119\" cannot be part of an image tag (only letters, digits, '_', '.' and '-')" \
+	"labels2tag: node forged: label feature.node.kubernetes.io/kernel-version.full value \"5.15.0-119-generic\\nlab-node-9 550-x-ubuntu22.04\" cannot be part of an image tag (only letters, digits, '_', '.' and '-')" \
+	"labels2tag: node alpha-branch: label nvidia.com/cuda.driver.major value \"r550\" is not a driver branch (all digits, e.g. 550)" \
+	"labels2tag: node no-osver: label feature.node.kubernetes.io/system-os_release.VERSION_ID is missing (node-feature-discovery sets it: is it running there?)"
+
+t_run labels2tag -u "$DATA/bad-nodes.json"
+t_rc 2 "-u with broken nodes"
+t_out "-u names each bad node on stdout too, in input order, one line each" \
+	"good-a $T0" \
+	"no-major UNKNOWN missing:nvidia.com/cuda.driver.major" \
+	"empty-kernel UNKNOWN empty:feature.node.kubernetes.io/kernel-version.full" \
+	"space-kernel UNKNOWN invalid:feature.node.kubernetes.io/kernel-version.full" \
+	"forged UNKNOWN invalid:feature.node.kubernetes.io/kernel-version.full" \
+	"alpha-branch UNKNOWN invalid:nvidia.com/cuda.driver.major" \
+	"no-osver UNKNOWN missing:feature.node.kubernetes.io/system-os_release.VERSION_ID" \
+	"good-b $T1"
+
+sed 's/"nvidia.com\/cuda.driver.major": "535"/"nvidia.com\/cuda.driver.major": 535/' \
+	"$DATA/node-1.json" >number.json
+t_run labels2tag number.json
+t_rc 2 "a label value that is a number, not a string"
+t_err "says the label is not a string" \
+	"labels2tag: node lab-node-1: label nvidia.com/cuda.driver.major is not a string (a number)"
+
+sed 's/"name": "lab-node-1"/"name": "Lab_Node 1"/' "$DATA/node-1.json" >badname.json
+t_run labels2tag badname.json
+t_rc 2 "a node name that is not a DNS name"
+t_out "prints nothing for it"
+t_err "names the item and the bad name" \
+	"labels2tag: item 0: metadata.name \"Lab_Node 1\" is not a valid node name"
+
+# Input that is not a node list at all.
+t_run labels2tag </dev/null
+t_rc 2 "empty input"
+t_err "says the input is empty" \
+	"labels2tag: <stdin>: empty input: expected kubectl JSON or YAML"
+
+head -c 3000 "$DATA/lab-nodes.json" >cut.json
+t_run labels2tag cut.json
+t_rc 2 "JSON cut short, as by a killed kubectl"
+t_out "prints nothing from a cut list"
+t_err "says it is truncated" \
+	"labels2tag: cut.json: truncated JSON: input ends inside a value (3000 bytes read)"
+
+sed '5s/$/ ,,/' "$DATA/lab-nodes.json" >bad.json
+t_run labels2tag bad.json
+t_rc 2 "malformed JSON"
+t_grep "names file, line and column" err '^labels2tag: bad.json:5:[0-9]*: malformed JSON near'
+
+printf '%s\n' '{"kind": "List", "apiVersion": "v1", "items": [' >pod.json
+sed '$d' "$DATA/node-1.json" >>pod.json
+printf '%s\n' '}, {"kind": "Pod", "metadata": {"name": "p"}}]}' >>pod.json
+t_run labels2tag pod.json
+t_rc 2 "a List holding a Pod"
+t_out "prints nothing, not even the Node before it"
+t_err "names the item" 'labels2tag: pod.json: item 1 is a "Pod", not a Node'
+
+printf '{"kind": "PodList", "items": []}\n' >podlist.json
+t_run labels2tag podlist.json
+t_rc 2 "a PodList"
+t_err "names the kind" 'labels2tag: podlist.json: not a Node nor a list of Nodes (kind is "PodList")'
+
+printf '{"kind": "NodeList", "items": []}\n' >empty.json
+t_run labels2tag empty.json
+t_rc 0 "an empty NodeList is not an error for labels2tag"
+t_out "and prints nothing"
+
+printf 'kind: List\nitems:\n  - kind: Node\n    metadata: {name: a\n' >bad.yaml
+t_run labels2tag bad.yaml
+t_rc 2 "malformed YAML"
+t_grep "names file, line and column" err '^labels2tag: bad.yaml.*: .*YAML'
+
+printf 'kind: Node\nmetadata: &m {name: a}\n---\nkind: Node\n' >two.yaml
+t_run labels2tag two.yaml
+t_rc 2 "two YAML documents"
+t_err "says so with the line" "labels2tag: two.yaml:3:1: more than one YAML document"
+
+printf 'kind: List\nitems:\n- &n {kind: Node, metadata: {name: a}}\n- *n\n' >alias.yaml
+t_run labels2tag alias.yaml
+t_rc 2 "YAML aliases"
+t_err "are refused with their place" \
+	"labels2tag: alias.yaml:4:3: YAML aliases are not accepted (kubectl never writes them)"
+
+# Usage.
+t_run labels2tag -x
+t_rc 2 "an unknown option"
+t_grep "prints the usage line" err '^usage: labels2tag \[-nNu\]'
+t_run labels2tag -h
+t_rc 0 "-h"
+t_grep "-h prints the usage on stdout" out '^usage: labels2tag'
+t_run labels2tag -b 5x0 "$DATA/node-1.json"
+t_rc 2 "a bad -b"
+t_err "-b is checked before reading" \
+	'labels2tag: -b "5x0": is not a driver branch (all digits, e.g. 550)'
+t_run labels2tag no-such-file
+t_rc 2 "a missing file"
+t_err "names the file and the reason" \
+	"labels2tag: cannot open no-such-file: No such file or directory"
+
+if [ -w /dev/full ]; then
+	t_run sh -c 'labels2tag "$1" >/dev/full' sh "$DATA/lab-nodes.json"
+	t_rc 2 "a full disk"
+	t_grep "is a write error, not silence" err 'labels2tag: write error on stdout'
+fi
+
+t_done

@@ -1,0 +1,61 @@
+#!/bin/sh
+# drv-tag.sh: one node's tag, one kubectl call, and no silent failure.
+# (t/0900-e2e-*.t runs it against the sandbox's real API server.)
+. "$(dirname "$0")/lib.sh"
+
+t_fake_kubectl
+FAKE_OUT=$DATA/node-1.json
+export FAKE_OUT
+
+t_run dash "$ROOT/bin/drv-tag.sh" lab-node-1
+t_rc 0 "a node with all its labels, under dash"
+t_out "prints exactly its tag, one line" 535-5.15.0-107-generic-ubuntu22.04
+t_err "nothing on stderr"
+t_run cat kubectl.log
+t_out "makes one kubectl call, for that node" "get node lab-node-1 -o json"
+
+t_run drv-tag.sh -b 550 lab-node-1
+t_out "-b: the tag after a branch change" 550-5.15.0-107-generic-ubuntu22.04
+
+mkdir elsewhere && cd elsewhere || exit 1
+t_run "$ROOT/bin/drv-tag.sh" lab-node-1
+t_rc 0 "works from another directory"
+cd .. || exit 1
+
+FAKE_KUBECTL=notfound t_run drv-tag.sh lab-node-9
+t_rc 2 "a node that does not exist"
+t_out "prints no tag"
+t_err "says so" "drv-tag.sh: node lab-node-9 not found in the cluster"
+
+FAKE_KUBECTL=down t_run drv-tag.sh lab-node-1
+t_rc 2 "no API server"
+t_out "prints no tag, never a strange one"
+t_err "relays what kubectl said" \
+	"drv-tag.sh: cannot read node lab-node-1 from the cluster; kubectl said:" \
+	"    The connection to the server 127.0.0.1:6443 was refused - did you specify the right host or port?"
+
+sed 's/"nvidia.com\/cuda.driver.major": "535",//' "$DATA/node-1.json" >nomajor.json
+FAKE_OUT=$PWD/nomajor.json t_run drv-tag.sh lab-node-1
+t_rc 2 "a node without its driver label"
+t_out "prints no tag"
+t_err "names the node and the label" \
+	"labels2tag: node lab-node-1: label nvidia.com/cuda.driver.major is missing (gpu-feature-discovery sets it: is it running there?)"
+
+: >kubectl.log
+t_run drv-tag.sh 'lab-node-1 -o yaml'
+t_rc 2 "a node argument that is not a node name"
+t_err "is refused before kubectl runs" "drv-tag.sh: not a node name: 'lab-node-1?-o?yaml'"
+t_run cat kubectl.log
+t_out "kubectl was not called"
+
+t_run drv-tag.sh
+t_rc 2 "no node"
+t_err "prints the usage" "usage: drv-tag.sh [-b branch] [-k kernel] node"
+t_run drv-tag.sh -h
+t_rc 0 "-h"
+
+if command -v shellcheck >/dev/null 2>&1; then
+	t_run shellcheck -s sh "$ROOT/sh/drv-tag.sh"
+	t_rc 0 "shellcheck finds nothing"
+fi
+t_done
