@@ -13,9 +13,9 @@ DEPS_LIBS   != $(PKG_CONFIG) --libs libcjson yaml-0.1 2>/dev/null || echo -lcjso
 ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wpedantic -Werror \
 	-Icommon $(DEPS_CFLAGS) $(CFLAGS)
 
-CMDS    = labels2tag matrix-grep
-SCRIPTS = drv-tag.sh drv-audit.sh
-COMMON  = common/err.o common/input.o common/doc.o common/tag.o common/node.o common/strset.o common/lines.o common/matrix.o
+CMDS    = labels2tag matrix-grep pdb-check report-fmt
+SCRIPTS = drv-tag.sh drv-audit.sh drv-upgrade.sh drv-states.sh drv-lab.sh
+COMMON  = common/err.o common/input.o common/doc.o common/tag.o common/node.o common/strset.o common/lines.o common/matrix.o common/selector.o
 
 BINS = $(CMDS:%=bin/%) $(SCRIPTS:%=bin/%)
 
@@ -42,8 +42,40 @@ bin/%.sh: sh/%.sh
 	cp $< $@
 	chmod +x $@
 
+# The tests, end-to-end ones included (GPUDRV_E2E=0 skips those, saying so).
+# A sandbox that check started is stopped again; a running one is reused.
 check: all
-	prove t/
+	@if sh sandbox/status.sh >/dev/null 2>&1; then up=1; else up=0; fi; \
+	rc=0; prove $(PROVE_FLAGS) t/ || rc=$$?; \
+	if [ $$up = 0 ]; then sh sandbox/down.sh >/dev/null 2>&1 || :; fi; \
+	exit $$rc
+
+# The suite again with every binary built under AddressSanitizer and
+# UndefinedBehaviorSanitizer, in a separate build tree (bin stays as it is).
+check-asan:
+	rm -rf .asan && mkdir -p .asan
+	cp -R Makefile cmd common sh .ci .asan/
+	$(MAKE) -C .asan all CFLAGS='-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer' \
+		LDFLAGS='-fsanitize=address,undefined'
+	GPUDRV_BIN=$(CURDIR)/.asan/bin GPUDRV_E2E=0 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 prove $(PROVE_FLAGS) t/
+
+# The suite with every filter run under valgrind (leaks and invalid accesses fail).
+check-valgrind: all
+	GPUDRV_VALGRIND=1 GPUDRV_E2E=0 prove $(PROVE_FLAGS) t/
+
+sandbox:
+	@sh sandbox/up.sh
+
+sandbox-lab:
+	@sh sandbox/up.sh --lab
+
+sandbox-down:
+	@sh sandbox/down.sh
+
+# The lab of LAB.md, end to end, on the sandbox (or LAB_KUBECONFIG's cluster).
+lab: all
+	@sh bin/drv-lab.sh
 
 install: all
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7
@@ -52,6 +84,6 @@ install: all
 	cp man1/*.7 $(DESTDIR)$(MANDIR)/man7/
 
 clean:
-	rm -rf bin common/*.o common/*.a
+	rm -rf bin common/*.o common/*.a .asan
 
-.PHONY: all check clean install deps-ok
+.PHONY: all check check-asan check-valgrind clean install deps-ok lab sandbox sandbox-lab sandbox-down

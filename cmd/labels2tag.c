@@ -6,11 +6,13 @@
 
 #include "gpudrv.h"
 
-static const char usage[] = "[-nNu] [-b branch] [-k kernel] [file]";
+static const char usage[] = "[-cnNsu] [-b branch] [-k kernel] [file]";
 
 struct opts {
 	int names;   /* 1 always, 0 never, -1 for lists only */
 	int unknown; /* print "<node> UNKNOWN <reason>" lines for bad nodes */
+	int row;     /* print the matrix row instead of the tag */
+	int state;   /* append the upgrade state and schedulability */
 	struct tag_override ov;
 	int bad;
 	int list;
@@ -21,9 +23,10 @@ one_node(const cJSON *node, size_t index, void *arg)
 {
 	struct opts *o = arg;
 	const char *name = node_name(node);
-	char tag[TAG_MAX + 1];
+	char tag[TAG_MAX + 1], row[TAG_MAX + 3];
 	struct tagfault f = { 0 };
-	int names = o->names < 0 ? o->list : o->names;
+	int names = o->state ? 1 : o->names < 0 ? o->list : o->names;
+	const char *state = j_str(node_labels(node), L_STATE);
 
 	if (name == NULL) {
 		const char *raw = j_str(j_get(node, "metadata"), "name");
@@ -35,7 +38,9 @@ one_node(const cJSON *node, size_t index, void *arg)
 		o->bad = 1;
 		return;
 	}
-	if (node_tag(node, &o->ov, tag, sizeof tag, &f) != 0) {
+	if (state == NULL || *state == '\0' || !tag_charset_ok(state))
+		state = "-";
+	if (node_tag(node, &o->ov, tag, sizeof tag, row, sizeof row, &f) != 0) {
 		const cJSON *v = j_get(node_labels(node), f.label);
 
 		if (strcmp(f.kind, "invalid") == 0)
@@ -47,15 +52,20 @@ one_node(const cJSON *node, size_t index, void *arg)
 			warnf("node %s: label %s %s (%s sets it: is it running there?)", name,
 			    f.label, f.detail, strncmp(f.label, "nvidia.com/", 11) == 0 ?
 			    "gpu-feature-discovery" : "node-feature-discovery");
-		if (o->unknown)
+		if (o->unknown && o->state)
+			printf("%s UNKNOWN %s %s\n", name, state,
+			    node_unschedulable(node) ? "cordoned" : "schedulable");
+		else if (o->unknown)
 			printf("%s UNKNOWN %s:%s\n", name, f.kind, f.label);
 		o->bad = 1;
 		return;
 	}
 	if (names)
-		printf("%s %s\n", name, tag);
-	else
-		puts(tag);
+		printf("%s ", name);
+	fputs(o->row ? row : tag, stdout);
+	if (o->state)
+		printf(" %s %s", state, node_unschedulable(node) ? "cordoned" : "schedulable");
+	putchar('\n');
 }
 
 int
@@ -69,8 +79,10 @@ main(int argc, char **argv)
 	int c, rc;
 
 	setprogname(argv[0]);
-	while ((c = getopt(argc, argv, "nNub:k:h")) != -1) {
+	while ((c = nextopt(argc, argv, "cnNsub:k:h", usage)) != -1) {
 		switch (c) {
+		case 'c': o.row = 1; break;
+		case 's': o.state = 1; break;
 		case 'n': o.names = 1; break;
 		case 'N': o.names = 0; break;
 		case 'u': o.unknown = 1; break;

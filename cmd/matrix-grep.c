@@ -43,7 +43,7 @@ main(int argc, char **argv)
 	int c, n, dups = 0, empty_ok = 0, rc;
 
 	setprogname(argv[0]);
-	while ((c = getopt(argc, argv, "Dem:h")) != -1) {
+	while ((c = nextopt(argc, argv, "Dem:h", usage)) != -1) {
 		switch (c) {
 		case 'D': dups = 1; break;
 		case 'e': empty_ok = 1; break;

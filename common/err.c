@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gpudrv.h"
 
@@ -146,4 +147,26 @@ xstrndup(const char *s, size_t n)
 	memcpy(p, s, n);
 	p[n] = '\0';
 	return p;
+}
+
+/*
+ * getopt(3) with the program's own words for a bad option (getopt's name
+ * its messages with the full argv[0]): "unknown option -x" or "option -m
+ * needs an argument", then the usage line, exit 2.
+ */
+int
+nextopt(int argc, char **argv, const char *opts, const char *usage)
+{
+	int c;
+
+	opterr = 0;
+	c = getopt(argc, argv, opts);
+	if (c == '?') {
+		if (optopt != 0 && strchr(opts, optopt) != NULL)
+			warnf("option -%c needs an argument", optopt);
+		else
+			warnf("unknown option -%c", optopt);
+		usage_exit(usage);
+	}
+	return c;
 }

@@ -19,6 +19,7 @@ void setprogname(const char *argv0);
 void die(const char *fmt, ...);     /* exit 2; a format ending in ':' appends strerror */
 void warnf(const char *fmt, ...);   /* a format ending in ':' appends strerror */
 void usage_exit(const char *usage); /* "usage: prog ..." on stderr, exit 2 */
+int nextopt(int argc, char **argv, const char *opts, const char *usage); /* getopt */
 int fshut(FILE *f, const char *name); /* flush and check; 0 or 2 */
 const char *qstr(const char *s);    /* quoted, escaped, bounded copy for messages */
 void *xmalloc(size_t n);
@@ -76,8 +77,9 @@ int dns_subdomain_ok(const char *s);
 const char *node_name(const cJSON *node);            /* valid name or NULL */
 const cJSON *node_labels(const cJSON *node);          /* object or NULL */
 int node_label(const cJSON *node, const char *key, const char **val, struct tagfault *f);
+/* The tag into out; also its matrix row (branch,kernel,os-tag) into row if not NULL. */
 int node_tag(const cJSON *node, const struct tag_override *ov, char *out, size_t outsz,
-             struct tagfault *f);
+             char *row, size_t rowsz, struct tagfault *f);
 int node_unschedulable(const cJSON *node);
 /* Calls fn for each Node of a Node, NodeList or List document; dies on a non-Node item. */
 typedef void (*node_fn)(const cJSON *node, size_t index, void *arg);
@@ -109,5 +111,13 @@ void lines_open(struct lines *l, const char *path); /* NULL or "-" is stdin */
 char *lines_next(struct lines *l, size_t *len);      /* NULL at end; dies on read error */
 void lines_close(struct lines *l);
 int split_fields(char *s, char **f, int max); /* on single spaces; count, or -1 if > max */
+
+/* selector.c: Kubernetes label selectors. */
+/* 0 if sel is a valid LabelSelector (NULL and null are: they select nothing),
+ * else -1 with why filled in. */
+int selector_check(const cJSON *sel, char *why, size_t whysz);
+/* Does a checked selector select an object with these labels (object or NULL)?
+ * Null selects nothing; {} selects everything. */
+int selector_matches(const cJSON *sel, const cJSON *labels);
 
 #endif

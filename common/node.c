@@ -64,7 +64,7 @@ node_label(const cJSON *node, const char *key, const char **val, struct tagfault
 
 int
 node_tag(const cJSON *node, const struct tag_override *ov, char *out, size_t outsz,
-         struct tagfault *f)
+         char *row, size_t rowsz, struct tagfault *f)
 {
 	const char *branch, *kernel, *id, *ver, *why;
 	char ostag[TAG_MAX + 1];
@@ -88,6 +88,8 @@ node_tag(const cJSON *node, const struct tag_override *ov, char *out, size_t out
 		f->detail = why;
 		return -1;
 	}
+	if (row != NULL)
+		snprintf(row, rowsz, "%s,%s,%s", branch, kernel, ostag);
 	return 0;
 }
 

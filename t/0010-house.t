@@ -3,20 +3,21 @@
 # EXAMPLES, a line in gpudrv(7), and -h; every script passes shellcheck.
 . "$(dirname "$0")/lib.sh"
 
-for cmd in "$ROOT"/bin/*; do
+for cmd in "$BIN"/*; do
 	name=${cmd##*/}
 	page=$ROOT/man1/$name.1
 	if [ -f "$page" ]; then t_ok 0 "$name has a man page"; else t_ok 1 "$name has a man page"; continue; fi
 	if command -v mandoc >/dev/null 2>&1; then
 		t_run mandoc -Tlint -W warning "$page"
 		t_rc 0 "$name.1 is clean mdoc"
+		t_out "mandoc -Tlint has nothing to say of $name.1"
 	fi
 	t_grep "$name.1 has EXIT STATUS" "$page" '^\.Sh EXIT STATUS$'
 	t_grep "$name.1 has EXAMPLES" "$page" '^\.Sh EXAMPLES$'
 	t_grep "gpudrv.7 lists $name" "$ROOT/man1/gpudrv.7" "^\.It Xr $name 1\$"
 	t_run "$cmd" -h
 	t_rc 0 "$name -h"
-	t_grep "$name -h prints its usage on stdout" out "^usage: $name "
+	t_grep "$name -h prints its usage on stdout" out "^usage: $name\( \|$\)"
 done
 if command -v shellcheck >/dev/null 2>&1; then
 	for s in "$ROOT"/sh/*.sh; do

@@ -39,6 +39,24 @@ t_out "-k: the tags the nodes need after a kernel change" \
 	"lab-node-1 535-5.15.0-125-generic-ubuntu22.04" \
 	"lab-node-2 550-5.15.0-125-generic-ubuntu24.04"
 
+t_run labels2tag -c -b 550 "$DATA/lab-nodes.json"
+t_out "-c: the matrix row each node needs, never split from a tag" \
+	"lab-node-0 550,5.15.0-119-generic,ubuntu22.04" \
+	"lab-node-1 550,5.15.0-107-generic,ubuntu22.04" \
+	"lab-node-2 550,6.8.0-45-generic,ubuntu24.04"
+
+sed -e 's/"nvidia.com\/gpu.present": "true"/"nvidia.com\/gpu-driver-upgrade-state": "drain-required", &/' \
+	-e 's/"podCIDR":/"unschedulable": true, &/' "$DATA/node-1.json" >draining.json
+t_run labels2tag -s draining.json
+t_out "-s: name, tag, upgrade state and cordon" \
+	"lab-node-1 $T1 drain-required cordoned"
+t_run labels2tag -s "$DATA/lab-nodes.json"
+t_out "-s: '-' for no upgrade state" \
+	"lab-node-0 $T0 - schedulable" "lab-node-1 $T1 - schedulable" "lab-node-2 $T2 - schedulable"
+t_run labels2tag -s -u "$DATA/bad-nodes.json"
+t_rc 2 "-s -u with broken nodes"
+t_grep "-s -u puts UNKNOWN in the tag's place" out '^no-major UNKNOWN - schedulable$'
+
 t_run labels2tag "$DATA/rhel-nodes.json"
 t_rc 0 "RHEL, Rocky and RHCOS nodes"
 t_out "Rocky and RHEL >= 10 drop the minor OS version, as the GPU Operator does" \
@@ -141,7 +159,7 @@ t_err "are refused with their place" \
 # Usage.
 t_run labels2tag -x
 t_rc 2 "an unknown option"
-t_grep "prints the usage line" err '^usage: labels2tag \[-nNu\]'
+t_err "says which option, then the usage line" "labels2tag: unknown option -x" 'usage: labels2tag [-cnNsu] [-b branch] [-k kernel] [file]'
 t_run labels2tag -h
 t_rc 0 "-h"
 t_grep "-h prints the usage on stdout" out '^usage: labels2tag'

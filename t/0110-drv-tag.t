@@ -7,7 +7,7 @@ t_fake_kubectl
 FAKE_OUT=$DATA/node-1.json
 export FAKE_OUT
 
-t_run dash "$ROOT/bin/drv-tag.sh" lab-node-1
+t_run dash "$BIN/drv-tag.sh" lab-node-1
 t_rc 0 "a node with all its labels, under dash"
 t_out "prints exactly its tag, one line" 535-5.15.0-107-generic-ubuntu22.04
 t_err "nothing on stderr"
@@ -18,7 +18,7 @@ t_run drv-tag.sh -b 550 lab-node-1
 t_out "-b: the tag after a branch change" 550-5.15.0-107-generic-ubuntu22.04
 
 mkdir elsewhere && cd elsewhere || exit 1
-t_run "$ROOT/bin/drv-tag.sh" lab-node-1
+t_run "$BIN/drv-tag.sh" lab-node-1
 t_rc 0 "works from another directory"
 cd .. || exit 1
 

@@ -8,7 +8,7 @@ FAKE_OUT=$DATA/lab-nodes.json
 export FAKE_OUT
 # An installed copy: the matrix beside the script is the default.
 mkdir home
-cp "$ROOT/bin/drv-audit.sh" "$ROOT/bin/labels2tag" "$ROOT/bin/matrix-grep" \
+cp "$BIN/drv-audit.sh" "$BIN/labels2tag" "$BIN/matrix-grep" \
 	"$ROOT/lab/support-matrix.csv" home/
 A=$PWD/home/drv-audit.sh
 

@@ -8,12 +8,27 @@ unset GPUDRV_MATRIX CDPATH
 T=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(dirname "$T")
 DATA=$T/data
-PATH=$ROOT/bin:$PATH
+# GPUDRV_BIN: the commands under test (make check-asan points it at a
+# sanitizer build).
+BIN=${GPUDRV_BIN:-$ROOT/bin}
+PATH=$BIN:$PATH
 export PATH
 SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/gpudrv-t.XXXXXX") || exit 1
 trap 'rm -rf "$SCRATCH"' EXIT
 trap 'exit 130' INT TERM
 cd "$SCRATCH" || exit 1
+
+# GPUDRV_VALGRIND=1: each C filter runs under valgrind; a leak or an invalid
+# access exits 99, which no test expects.
+if [ "${GPUDRV_VALGRIND:-0}" = 1 ]; then
+	mkdir "$SCRATCH/.vg"
+	for t_f in labels2tag matrix-grep pdb-check report-fmt; do
+		printf '#!/bin/sh\nexec valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect --error-exitcode=99 "%s" "$@"\n' \
+			"$BIN/$t_f" >"$SCRATCH/.vg/$t_f"
+		chmod +x "$SCRATCH/.vg/$t_f"
+	done
+	PATH=$SCRATCH/.vg:$PATH
+fi
 
 t_n=0
 t_failed=0

@@ -1,0 +1,588 @@
+/*
+ * pdb-check: would `kubectl drain --ignore-daemonsets --delete-emptydir-data`
+ * of a node pass its PodDisruptionBudgets?  The eviction API's rules are
+ * those of k8s pkg/registry/core/pod/storage/eviction.go; the percentages
+ * those of pkg/controller/disruption (rounded up).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gpudrv.h"
+
+static const char usage[] = "[-s] node [file]";
+
+#define MAX_DISRUPTED 2000 /* eviction.go MaxDisruptedPodSize */
+#define WAIT_DC "wait for the disruption controller (is kube-controller-manager running?)"
+
+struct intstr {
+	int set, pct;
+	long val;
+	char text[24]; /* as written: "4" or "50%" */
+};
+
+struct budget {
+	const char *ns, *name;
+	size_t index;
+	const cJSON *selector;
+	struct intstr minav, maxun;
+	int always_allow;
+	long gen, obsgen, healthy, desired, allowed, expected, disrupted;
+	int has_obsgen, has_healthy, has_desired, has_allowed, has_expected;
+	const char *missing; /* the first status field missing, or NULL */
+	/* The node's pods whose eviction draws on it. */
+	struct pod **pods;
+	size_t npods, cap, unready;
+};
+
+struct pod {
+	const char *ns, *name;
+	const cJSON *labels;
+	const char *skip; /* why no budget is consulted, or NULL */
+	int nocontroller;
+	int ready;
+};
+
+/* A fully checked item counts as an error before anything is printed. */
+static const char *docname;
+
+static const char *
+meta_str(const cJSON *item, const char *key, size_t i, const char *kind)
+{
+	const cJSON *v = j_get(j_get(item, "metadata"), key);
+
+	if (!cJSON_IsString(v) || v->valuestring[0] == '\0')
+		die("%s: item %zu (%s): metadata.%s is %s", docname, i, kind, key,
+		    cJSON_IsString(v) ? "empty" : j_type(v));
+	return v->valuestring;
+}
+
+/* 1 with *out set, 0 if absent or null (*out = 0, as Go reads it); dies otherwise. */
+static int
+opt_long(const cJSON *obj, const char *key, long *out, const char *where, const char *path)
+{
+	const cJSON *v = j_get(obj, key);
+
+	*out = 0;
+	if (v == NULL || cJSON_IsNull(v))
+		return 0;
+	if (cJSON_IsNumber(v) && (v->valuedouble > 2147483647.0 || v->valuedouble < -2147483648.0 ||
+	    !j_int(obj, key, out)))
+		die("%s: %s is %g, not a 32-bit integer", where, path, v->valuedouble);
+	if (!cJSON_IsNumber(v))
+		die("%s: %s is %s, not an integer", where, path,
+		    cJSON_IsString(v) ? qstr(v->valuestring) : j_type(v));
+	return 1;
+}
+
+static void
+intstr_get(const cJSON *spec, const char *key, struct intstr *o, const char *where)
+{
+	const cJSON *v = j_get(spec, key);
+	const char *s;
+	size_t n;
+
+	memset(o, 0, sizeof *o);
+	if (v == NULL || cJSON_IsNull(v))
+		return;
+	o->set = 1;
+	if (cJSON_IsNumber(v)) {
+		char path[32];
+
+		snprintf(path, sizeof path, "spec.%s", key);
+		opt_long(spec, key, &o->val, where, path);
+		if (o->val < 0)
+			die("%s: spec.%s is negative", where, key);
+		snprintf(o->text, sizeof o->text, "%ld", o->val);
+		return;
+	}
+	if (!cJSON_IsString(v))
+		die("%s: spec.%s is %s, not an integer or a percentage", where, key, j_type(v));
+	s = v->valuestring;
+	n = strlen(s);
+	/* The API's own check: ^[0-9]+%$, at most 100%. */
+	if (n < 2 || n > 10 || s[n - 1] != '%' || strspn(s, "0123456789") != n - 1)
+		die("%s: spec.%s %s is neither an integer nor a percentage like \"50%%\"", where,
+		    key, qstr(s));
+	o->pct = 1;
+	o->val = strtol(s, NULL, 10);
+	if (o->val > 100)
+		die("%s: spec.%s %s is over 100%%", where, key, qstr(s));
+	snprintf(o->text, sizeof o->text, "%s", s);
+}
+
+static void
+budget_read(struct budget *b, const cJSON *item, size_t i)
+{
+	const cJSON *meta = j_get(item, "metadata"), *spec = j_get(item, "spec");
+	const cJSON *st = j_get(item, "status"), *dp, *pol;
+	char where[400], why[256];
+
+	memset(b, 0, sizeof *b);
+	b->index = i;
+	b->name = meta_str(item, "name", i, "PodDisruptionBudget");
+	b->ns = meta_str(item, "namespace", i, "PodDisruptionBudget");
+	snprintf(where, sizeof where, "%s: item %zu: PodDisruptionBudget %.63s/%.253s", docname,
+	    i, b->ns, b->name);
+	opt_long(meta, "generation", &b->gen, where, "metadata.generation");
+	if (spec != NULL && !cJSON_IsObject(spec))
+		die("%s: spec is %s, not an object", where, j_type(spec));
+	b->selector = j_get(spec, "selector");
+	if (selector_check(b->selector, why, sizeof why) != 0)
+		die("%s: spec.%s", where, why);
+	intstr_get(spec, "minAvailable", &b->minav, where);
+	intstr_get(spec, "maxUnavailable", &b->maxun, where);
+	if (b->minav.set && b->maxun.set)
+		die("%s: spec sets both minAvailable and maxUnavailable (the API allows one)", where);
+	pol = j_get(spec, "unhealthyPodEvictionPolicy");
+	if (pol != NULL && !cJSON_IsNull(pol) && !cJSON_IsString(pol))
+		die("%s: spec.unhealthyPodEvictionPolicy is %s, not a string", where, j_type(pol));
+	/* Anything but AlwaysAllow acts as IfHealthyBudget, the default. */
+	b->always_allow = cJSON_IsString(pol) && strcmp(pol->valuestring, "AlwaysAllow") == 0;
+
+	if (st != NULL && !cJSON_IsNull(st) && !cJSON_IsObject(st))
+		die("%s: status is %s, not an object", where, j_type(st));
+	b->has_obsgen = opt_long(st, "observedGeneration", &b->obsgen, where,
+	    "status.observedGeneration");
+	b->has_healthy = opt_long(st, "currentHealthy", &b->healthy, where,
+	    "status.currentHealthy");
+	b->has_desired = opt_long(st, "desiredHealthy", &b->desired, where,
+	    "status.desiredHealthy");
+	b->has_allowed = opt_long(st, "disruptionsAllowed", &b->allowed, where,
+	    "status.disruptionsAllowed");
+	b->has_expected = opt_long(st, "expectedPods", &b->expected, where,
+	    "status.expectedPods");
+	if (!b->has_obsgen)
+		b->missing = "observedGeneration";
+	else if (!b->has_allowed)
+		b->missing = "disruptionsAllowed";
+	else if (!b->has_healthy)
+		b->missing = "currentHealthy";
+	else if (!b->has_desired)
+		b->missing = "desiredHealthy";
+	else if (!b->has_expected)
+		b->missing = "expectedPods";
+	dp = j_get(st, "disruptedPods");
+	if (cJSON_IsObject(dp))
+		b->disrupted = cJSON_GetArraySize(dp);
+}
+
+static const cJSON *
+controller_of(const cJSON *item)
+{
+	const cJSON *ref;
+
+	cJSON_ArrayForEach(ref, j_get(j_get(item, "metadata"), "ownerReferences"))
+		if (cJSON_IsTrue(j_get(ref, "controller")))
+			return ref;
+	return NULL;
+}
+
+static int
+pod_ready(const cJSON *item)
+{
+	const cJSON *c;
+
+	cJSON_ArrayForEach(c, j_get(j_get(item, "status"), "conditions")) {
+		const char *type = j_str(c, "type"), *status = j_str(c, "status");
+
+		if (type != NULL && strcmp(type, "Ready") == 0)
+			return status != NULL && strcmp(status, "True") == 0;
+	}
+	return 0;
+}
+
+/* The drain filters (kubectl/pkg/drain/filters.go), then canIgnorePDB. */
+static void
+pod_read(struct pod *p, const cJSON *item, size_t i)
+{
+	const cJSON *meta = j_get(item, "metadata"), *ctl = controller_of(item), *l, *labels;
+	const char *phase = j_str(j_get(item, "status"), "phase");
+	const char *ctlkind = j_str(ctl, "kind");
+	int finished;
+
+	memset(p, 0, sizeof *p);
+	p->name = meta_str(item, "name", i, "Pod");
+	p->ns = meta_str(item, "namespace", i, "Pod");
+	p->labels = j_get(meta, "labels");
+	if (p->labels != NULL && !cJSON_IsNull(p->labels) && !cJSON_IsObject(p->labels))
+		die("%s: item %zu: Pod %s/%s: metadata.labels is %s, not an object", docname, i,
+		    p->ns, p->name, j_type(p->labels));
+	labels = cJSON_IsObject(p->labels) ? p->labels : NULL;
+	cJSON_ArrayForEach(l, labels)
+		if (!cJSON_IsString(l))
+			die("%s: item %zu: Pod %s/%s: label %s is %s, not a string", docname, i,
+			    p->ns, p->name, qstr(l->string), j_type(l));
+	p->ready = pod_ready(item);
+
+	finished = phase != NULL && (strcmp(phase, "Succeeded") == 0 || strcmp(phase, "Failed") == 0);
+	if (finished)
+		p->skip = strcmp(phase, "Succeeded") == 0 ? "succeeded" : "failed";
+	else if (ctlkind != NULL && strcmp(ctlkind, "DaemonSet") == 0)
+		p->skip = "daemonset";
+	else if (j_get(j_get(meta, "annotations"), "kubernetes.io/config.mirror") != NULL)
+		p->skip = "mirror";
+	else {
+		p->nocontroller = ctl == NULL;
+		if (j_get(meta, "deletionTimestamp") != NULL &&
+		    !cJSON_IsNull(j_get(meta, "deletionTimestamp")))
+			p->skip = "terminating";
+		else if (phase != NULL && strcmp(phase, "Pending") == 0)
+			p->skip = "pending";
+	}
+}
+
+static int
+by_ns(const void *a, const void *b)
+{
+	const struct budget *x = *(struct budget *const *)a, *y = *(struct budget *const *)b;
+	int c = strcmp(x->ns, y->ns);
+
+	return c ? c : (x->index > y->index) - (x->index < y->index);
+}
+
+/* The first budget of namespace ns in the sorted index. */
+static size_t
+ns_first(struct budget **idx, size_t n, const char *ns)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(idx[mid]->ns, ns) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static long long
+ceil_pct(long long pct, long long total)
+{
+	return (pct * total + 99) / 100;
+}
+
+/* desiredHealthy as the disruption controller computes it for expectedPods e. */
+static long long
+desired_for(const struct budget *b, long long e)
+{
+	long long d;
+
+	if (b->maxun.set) {
+		d = e - (b->maxun.pct ? ceil_pct(b->maxun.val, e) : b->maxun.val);
+		return d < 0 ? 0 : d;
+	}
+	if (b->minav.set)
+		return b->minav.pct ? ceil_pct(b->minav.val, e) : b->minav.val;
+	return 0;
+}
+
+/*
+ * Would the node's pods of b all be evicted if its status read healthy h,
+ * expected e, desired d?  Its unready pods are then evicted without using the
+ * budget when h >= d > 0 (eviction.go); the rest each take one disruption, of
+ * the h - d the disruption controller allows (none when e is 0).
+ */
+static int
+passes(const struct budget *b, long long h, long long e, long long d)
+{
+	long long allowed = e > 0 && h > d ? h - d : 0;
+	long long need = (long long)(b->npods - b->unready);
+
+	if (!(h >= d && d > 0))
+		need += (long long)b->unready;
+	return need <= allowed;
+}
+
+/*
+ * The fewest r >= 1 with which b passes, scaling its controller up by r ready
+ * replicas (scale) or getting r of its unready pods Ready (!scale); 0 if none.
+ * passes() never turns false as r grows, so a binary search finds it.
+ */
+static long long
+fewest(const struct budget *b, int scale)
+{
+	long long h = b->healthy, e = b->expected, lo = 1, mid;
+	long long hi = scale ? 100 * ((long long)b->npods + e + 1) + 100 : e - h;
+
+#define OK_AT(r) (scale ? passes(b, h + (r), e + (r), desired_for(b, e + (r))) : \
+	passes(b, h + (r), e, b->desired))
+	if (hi < 1 || !OK_AT(hi))
+		return 0;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (OK_AT(mid))
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+#undef OK_AT
+	return lo;
+}
+
+static void
+advise(const struct budget *b, char *out, size_t outsz)
+{
+	long long h = b->healthy, e = b->expected, n = (long long)b->npods;
+	long long nready = n - (long long)b->unready, dmax, r, k, x;
+	size_t len = 0;
+
+#define ADD(...) do { \
+	if (len > 0 && len < outsz) \
+		len += (size_t)snprintf(out + len, outsz - len, ", or "); \
+	if (len < outsz) \
+		len += (size_t)snprintf(out + len, outsz - len, __VA_ARGS__); \
+} while (0)
+
+	out[0] = '\0';
+	/* The highest desiredHealthy that lets the pods go, or -1. */
+	dmax = h - nready >= 1 ? h - nready : h >= n ? 0 : -1;
+	if (!b->minav.set && !b->maxun.set) {
+		ADD("set minAvailable or maxUnavailable (with neither the disruption controller "
+		    "allows no disruption)");
+	} else if (dmax < 0) {
+		; /* no spec change is enough */
+	} else if (b->minav.set && !b->minav.pct) {
+		if (dmax < b->minav.val && passes(b, h, e, dmax))
+			ADD("lower minAvailable to %lld", dmax);
+	} else if (b->minav.set) {
+		x = e > 0 ? 100 * dmax / e : -1;
+		x = x > 100 ? 100 : x;
+		if (x >= 0 && x < b->minav.val && passes(b, h, e, ceil_pct(x, e)))
+			ADD("lower minAvailable to %lld%%", x);
+	} else if (!b->maxun.pct) {
+		k = e - dmax; /* pods that may be unavailable */
+		if (k > b->maxun.val && passes(b, h, e, e - k))
+			ADD("raise maxUnavailable to %lld", k);
+	} else if (e > 0) {
+		k = e - dmax;
+		x = k >= 1 ? 100 * (k - 1) / e + 1 : 0;
+		x = x > 100 ? 100 : x;
+		if (x > b->maxun.val && passes(b, h, e, e - ceil_pct(x, e)))
+			ADD("raise maxUnavailable to %lld%%", x);
+	}
+	if ((r = fewest(b, 1)) > 0)
+		ADD("add %lld ready replica%s elsewhere", r, r == 1 ? "" : "s");
+	else if ((r = fewest(b, 0)) > 0)
+		ADD("get %lld more of its pods Ready", r);
+	if (b->unready > 0 && nready <= b->allowed)
+		ADD("set unhealthyPodEvictionPolicy: AlwaysAllow (%zu of the pods %s not Ready)",
+		    b->unready, b->unready == 1 ? "is" : "are");
+	if (len == 0)
+		ADD("wait for more of its pods to become Ready");
+#undef ADD
+}
+
+/* Would evicting its pods on the node be refused (checkAndDecrement)? */
+static int
+budget_blocks(const struct budget *b)
+{
+	return b->npods > 0 && (b->missing != NULL || b->obsgen < b->gen || b->allowed < 0 ||
+	    b->disrupted > MAX_DISRUPTED || (long)b->npods > b->allowed);
+}
+
+static void
+budget_report(const struct budget *b)
+{
+	char adv[512], h[24], d[24], a[24];
+	size_t i;
+
+	if (!budget_blocks(b))
+		return;
+	if (b->missing != NULL && strcmp(b->missing, "observedGeneration") == 0)
+		snprintf(adv, sizeof adv, "status never computed (no status.observedGeneration): "
+		    WAIT_DC);
+	else if (b->missing != NULL)
+		snprintf(adv, sizeof adv, "status incomplete (no status.%s): " WAIT_DC, b->missing);
+	else if (b->obsgen < b->gen)
+		snprintf(adv, sizeof adv, "status not yet recomputed (observedGeneration %ld < "
+		    "generation %ld): " WAIT_DC, b->obsgen, b->gen);
+	else if (b->allowed < 0)
+		snprintf(adv, sizeof adv, "disruptionsAllowed is negative, so the API refuses "
+		    "every eviction (HTTP 403): " WAIT_DC);
+	else if (b->disrupted > MAX_DISRUPTED)
+		snprintf(adv, sizeof adv, "%ld evictions not yet confirmed (status.disruptedPods "
+		    "over %d), so the API refuses more (HTTP 403): " WAIT_DC, b->disrupted,
+		    MAX_DISRUPTED);
+	else
+		advise(b, adv, sizeof adv);
+
+	printf("%s/%s BLOCKS ", b->ns, b->name);
+	for (i = 0; i < b->npods; i++)
+		printf("%s%s/%s", i ? "," : "", b->pods[i]->ns, b->pods[i]->name);
+	snprintf(h, sizeof h, b->has_healthy ? "%ld" : "-", b->healthy);
+	snprintf(d, sizeof d, b->has_desired ? "%ld" : "-", b->desired);
+	snprintf(a, sizeof a, b->has_allowed ? "%ld" : "-", b->allowed);
+	printf(" %s=%s currentHealthy=%s desiredHealthy=%s disruptionsAllowed=%s needed=%zu: %s\n",
+	    b->maxun.set ? "maxUnavailable" : "minAvailable",
+	    b->maxun.set ? b->maxun.text : b->minav.set ? b->minav.text : "unset",
+	    h, d, a, b->npods, adv);
+}
+
+static void
+budget_add(struct budget *b, struct pod *p)
+{
+	if (b->npods == b->cap) {
+		b->cap = b->cap ? 2 * b->cap : 4;
+		b->pods = xrealloc(b->pods, b->cap * sizeof *b->pods);
+	}
+	b->pods[b->npods++] = p;
+	if (!p->ready)
+		b->unready++;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct input in;
+	cJSON *doc;
+	const cJSON *items, *it;
+	const char *node, *kind, *implied = NULL;
+	struct budget *budgets, **idx, **match = NULL;
+	struct pod *pods;
+	size_t nitems, nb = 0, np = 0, i, j, nmatch, matchcap = 0;
+	int c, rc, listing = 0, blocked = 0;
+
+	setprogname(argv[0]);
+	while ((c = nextopt(argc, argv, "sh", usage)) != -1) {
+		switch (c) {
+		case 's': listing = 1; break;
+		case 'h':
+			printf("usage: %s %s\n", progname, usage);
+			return fshut(stdout, "stdout");
+		default:
+			usage_exit(usage);
+		}
+	}
+	if (argc - optind < 1 || argc - optind > 2)
+		usage_exit(usage);
+	node = argv[optind];
+	if (!dns_subdomain_ok(node))
+		die("node %s is not a valid node name", qstr(node));
+
+	input_read(&in, argv[optind + 1]);
+	docname = in.name;
+	doc = doc_parse(&in);
+	kind = j_str(doc, "kind");
+	if (kind != NULL && strcmp(kind, "PodList") == 0)
+		implied = "Pod";
+	else if (kind != NULL && strcmp(kind, "PodDisruptionBudgetList") == 0)
+		implied = "PodDisruptionBudget";
+	else if (kind == NULL || strcmp(kind, "List") != 0)
+		die("%s: not a List of PodDisruptionBudgets and Pods (kind is %s); "
+		    "use kubectl get pdb,pods -A -o json", docname,
+		    kind ? qstr(kind) : j_type(j_get(doc, "kind")));
+	items = j_get(doc, "items");
+	if (!cJSON_IsArray(items) && !cJSON_IsNull(items) && items != NULL)
+		die("%s: %s has no items list", docname, kind);
+	nitems = cJSON_IsArray(items) ? (size_t)cJSON_GetArraySize(items) : 0;
+	budgets = xmalloc(nitems * sizeof *budgets);
+	pods = xmalloc(nitems * sizeof *pods);
+
+	/* One pass over the items: every budget is read, only the node's pods are kept. */
+	i = 0;
+	if (!cJSON_IsArray(items))
+		items = NULL;
+	cJSON_ArrayForEach(it, items) {
+		const char *k = j_str(it, "kind"), *on;
+		const cJSON *spec;
+
+		if (!cJSON_IsObject(it))
+			die("%s: item %zu is %s, not a PodDisruptionBudget or Pod", docname, i,
+			    j_type(it));
+		if (k == NULL && implied != NULL && j_get(it, "kind") == NULL)
+			k = implied;
+		if (k == NULL)
+			die("%s: item %zu has no kind", docname, i);
+		if (strcmp(k, "PodDisruptionBudget") == 0) {
+			budget_read(&budgets[nb++], it, i);
+		} else if (strcmp(k, "Pod") == 0) {
+			spec = j_get(it, "spec");
+			if (j_get(spec, "nodeName") != NULL && !cJSON_IsString(j_get(spec, "nodeName")))
+				die("%s: item %zu (Pod): spec.nodeName is %s, not a string", docname,
+				    i, j_type(j_get(spec, "nodeName")));
+			on = j_str(spec, "nodeName");
+			if (on != NULL && strcmp(on, node) == 0)
+				pod_read(&pods[np++], it, i);
+			else if (meta_str(it, "name", i, "Pod") != NULL)
+				(void)meta_str(it, "namespace", i, "Pod");
+		} else {
+			die("%s: item %zu is a %s, not a PodDisruptionBudget or Pod "
+			    "(use kubectl get pdb,pods)", docname, i, qstr(k));
+		}
+		i++;
+	}
+
+	idx = xmalloc(nb * sizeof *idx);
+	for (i = 0; i < nb; i++)
+		idx[i] = &budgets[i];
+	qsort(idx, nb, sizeof *idx, by_ns);
+
+	if (np == 0)
+		warnf("%s: no pod runs on node %s (is the node name right?)", docname, node);
+	if (listing)
+		for (i = 0; i < np; i++)
+			if (pods[i].skip != NULL)
+				printf("SKIP %s/%s %s\n", pods[i].ns, pods[i].name, pods[i].skip);
+
+	/* Each pod once; only the budgets of its namespace are tried. */
+	for (i = 0; i < np; i++) {
+		struct pod *p = &pods[i];
+		struct budget *b;
+
+		if (p->nocontroller) {
+			printf("%s/%s NO-CONTROLLER: kubectl drain refuses a pod no controller "
+			    "manages (--force would delete it for good); delete it or run it "
+			    "under a Deployment, StatefulSet or Job\n", p->ns, p->name);
+			blocked = 1;
+		}
+		if (p->skip != NULL)
+			continue;
+		nmatch = 0;
+		for (j = ns_first(idx, nb, p->ns); j < nb && strcmp(idx[j]->ns, p->ns) == 0; j++) {
+			if (!selector_matches(idx[j]->selector, p->labels))
+				continue;
+			if (nmatch == matchcap) {
+				matchcap = matchcap ? 2 * matchcap : 4;
+				match = xrealloc(match, matchcap * sizeof *match);
+			}
+			match[nmatch++] = idx[j];
+		}
+		if (nmatch > 1) {
+			printf("%s/%s MULTIPLE-BUDGETS ", p->ns, p->name);
+			for (j = 0; j < nmatch; j++)
+				printf("%s%s/%s", j ? "," : "", match[j]->ns, match[j]->name);
+			printf(": the eviction API refuses (HTTP 500); keep one budget per pod\n");
+			blocked = 1;
+			continue;
+		}
+		if (nmatch == 0)
+			continue;
+		b = match[0];
+		/* An unready pod is evicted without using the budget (eviction.go). */
+		if (!p->ready && (b->always_allow || (b->healthy >= b->desired && b->desired > 0)))
+			continue;
+		budget_add(b, p);
+	}
+	for (i = 0; i < nb; i++) {
+		if (budget_blocks(&budgets[i]))
+			blocked = 1;
+		budget_report(&budgets[i]);
+	}
+	if (!blocked)
+		puts("OK");
+
+	for (i = 0; i < nb; i++)
+		free(budgets[i].pods);
+	free(budgets);
+	free(idx);
+	free(match);
+	free(pods);
+	cJSON_Delete(doc);
+	input_free(&in);
+	rc = fshut(stdout, "stdout");
+	return rc ? rc : blocked ? EXIT_FINDINGS : EXIT_CLEAN;
+}

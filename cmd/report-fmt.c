@@ -1,0 +1,117 @@
+/* report-fmt: the upgrade report, every value computed from current state. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gpudrv.h"
+
+static const char usage[] = "-a audit -m matrix node [nodes]";
+
+struct count {
+	const char *want; /* the node of the report */
+	size_t gpu_nodes;
+	const cJSON *node;
+};
+
+static void
+count_node(const cJSON *node, size_t index, void *arg)
+{
+	struct count *c = arg;
+	const char *present = j_str(node_labels(node), L_PRESENT);
+	const char *name = j_str(j_get(node, "metadata"), "name");
+
+	(void)index;
+	if (present != NULL && strcmp(present, "true") == 0)
+		c->gpu_nodes++;
+	if (name != NULL && strcmp(name, c->want) == 0)
+		c->node = node;
+}
+
+/* MISSING lines of a drv-audit.sh output; dies on a line it does not know. */
+static size_t
+count_missing(const char *path, size_t *unknown)
+{
+	struct lines l;
+	char *line, *f[4];
+	size_t missing = 0;
+	int n;
+
+	*unknown = 0;
+	lines_open(&l, path);
+	while ((line = lines_next(&l, NULL)) != NULL) {
+		n = split_fields(line, f, 4);
+		if (n == 1 && (strcmp(f[0], "OK") == 0 || strcmp(f[0], "NONE") == 0))
+			continue;
+		if (n == 3 && strcmp(f[1], "MISSING") == 0 && tag_valid(f[2]))
+			missing++;
+		else if (n == 3 && strcmp(f[1], "UNKNOWN") == 0)
+			(*unknown)++;
+		else
+			die("%s:%zu: not a drv-audit.sh line", l.name, l.lineno);
+	}
+	lines_close(&l);
+	return missing;
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *audit = NULL, *matrix_path = NULL, *state;
+	struct count c = { 0 };
+	struct matrix *m;
+	struct input in;
+	struct tagfault f;
+	cJSON *doc;
+	char tag[TAG_MAX + 1], key[300], *k;
+	size_t missing, unknown, rows;
+	int ch, list;
+
+	setprogname(argv[0]);
+	while ((ch = nextopt(argc, argv, "a:m:h", usage)) != -1) {
+		switch (ch) {
+		case 'a': audit = optarg; break;
+		case 'm': matrix_path = optarg; break;
+		case 'h':
+			printf("usage: %s %s\n", progname, usage);
+			return fshut(stdout, "stdout");
+		default:
+			usage_exit(usage);
+		}
+	}
+	if (audit == NULL || matrix_path == NULL || argc - optind < 1 || argc - optind > 2)
+		usage_exit(usage);
+	c.want = argv[optind];
+	if (!dns_subdomain_ok(c.want))
+		die("%s is not a node name", qstr(c.want));
+
+	/* Everything is read and checked before the first line is printed. */
+	missing = count_missing(audit, &unknown);
+	if (unknown > 0)
+		die("%s: %zu node%s UNKNOWN: the skew cannot be counted", audit, unknown,
+		    unknown == 1 ? "" : "s");
+	m = matrix_load(matrix_path, 0);
+	rows = matrix_rows(m);
+	matrix_free(m);
+	input_read(&in, argv[optind + 1]);
+	doc = doc_parse(&in);
+	nodes_each(doc, in.name, &list, count_node, &c);
+	if (c.node == NULL)
+		die("%s: node %s is not in the node list", in.name, c.want);
+	if (node_tag(c.node, NULL, tag, sizeof tag, NULL, 0, &f) != 0)
+		die("node %s: label %s %s", c.want, f.label, f.detail);
+	state = j_str(node_labels(c.node), L_STATE);
+
+	snprintf(key, sizeof key, "%s_TAG", c.want);
+	for (k = key; *k != '\0'; k++)
+		*k = *k == '-' || *k == '.' ? '_' : (char)toupper((unsigned char)*k);
+	printf("NODES=%zu\n", c.gpu_nodes);
+	printf("SKEW=%zu\n", missing);
+	printf("%s=%s\n", key, tag);
+	printf("MATRIX_ROWS=%zu\n", rows);
+	printf("UPGRADE_STATE=%s\n", state != NULL && *state != '\0' ? state : "-");
+	cJSON_Delete(doc);
+	input_free(&in);
+	return fshut(stdout, "stdout");
+}

@@ -1,0 +1,69 @@
+#!/bin/sh
+# drv-states.sh: every GPU node at a glance, from one API call: name,
+# upgrade state, schedulable or cordoned, tag, and whether its image exists.
+set -eu
+
+prog=drv-states.sh
+usage_line="usage: $prog [-m matrix]"
+usage() {
+	echo "$usage_line" >&2
+	exit 2
+}
+say() {
+	echo "$prog: $*" >&2
+}
+case $0 in
+*/*) here=${0%/*} ;;
+*) here=. ;;
+esac
+find_tool() {
+	if [ -x "$here/$1" ]; then
+		echo "$here/$1"
+	elif command -v "$1" >/dev/null 2>&1; then
+		echo "$1"
+	else
+		say "$1 not found beside $0 nor on PATH"
+		exit 2
+	fi
+}
+labels2tag=$(find_tool labels2tag)
+matrix_grep=$(find_tool matrix-grep)
+kubectl=${KUBECTL:-kubectl}
+matrix=${GPUDRV_MATRIX:-$here/support-matrix.csv}
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	-m | --matrix) [ $# -ge 2 ] || usage; matrix=$2; shift ;;
+	-h | --help) echo "$usage_line"; exit 0 ;;
+	*) usage ;;
+	esac
+	shift
+done
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/drv-states.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+if ! "$kubectl" get nodes -l nvidia.com/gpu.present=true -o json >"$tmp/nodes" 2>"$tmp/err"; then
+	say "cannot list the GPU nodes; kubectl said:"
+	sed 's/^/    /' "$tmp/err" >&2
+	exit 2
+fi
+l2t=0
+"$labels2tag" -s -u "$tmp/nodes" >"$tmp/states" || l2t=$?
+[ "$l2t" -eq 0 ] || [ -s "$tmp/states" ] || exit 2
+"$labels2tag" -n -u "$tmp/nodes" >"$tmp/tags" 2>/dev/null || :
+mg=0
+"$matrix_grep" -e -m "$matrix" "$tmp/tags" >"$tmp/audit" || mg=$?
+[ "$mg" -le 2 ] || exit 2
+grep -q -e ' MISSING ' -e ' UNKNOWN ' -e '^OK$' -e '^NONE$' "$tmp/audit" || exit 2
+
+# <node> <state> <schedulable|cordoned> <tag> <image: ok|MISSING|UNKNOWN>
+awk 'NR == FNR { if ($2 == "MISSING") miss[$1] = 1; next }
+	{ img = $2 == "UNKNOWN" ? "UNKNOWN" : ($1 in miss) ? "MISSING" : "ok"
+	  print $1, $3, $4, $2, img }' "$tmp/audit" "$tmp/states"
+if [ "$l2t" -ne 0 ] || [ "$mg" -eq 2 ]; then
+	exit 2
+fi
+exit "$mg"

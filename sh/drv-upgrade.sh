@@ -1,0 +1,290 @@
+#!/bin/sh
+# drv-upgrade.sh: move one GPU node to a new driver in the only safe order:
+# image first, budget headroom, cordon and drain (with a timeout), driver,
+# validation, uncordon, audit.  It records the GPU Operator's upgrade-state
+# label as it goes and never leaves a node cordoned without saying so.
+set -eu
+
+prog=drv-upgrade.sh
+usage_line="usage: $prog [-L] [-d drain-log] [-m matrix] [-t drain-timeout] [-w budget-wait] [-g validate-timeout] [-n driver-namespace] [-s driver-selector] node version"
+STATE=nvidia.com/gpu-driver-upgrade-state
+INITIAL=nvidia.com/gpu-driver-upgrade.node-initial-state.unschedulable
+L_MAJOR=nvidia.com/cuda.driver.major
+L_MINOR=nvidia.com/cuda.driver.minor
+L_REV=nvidia.com/cuda.driver.rev
+
+usage() {
+	echo "$usage_line" >&2
+	exit 2
+}
+say() {
+	echo "$prog: $*" >&2
+}
+
+case $0 in
+*/*) here=${0%/*} ;;
+*) here=. ;;
+esac
+find_tool() {
+	if [ -x "$here/$1" ]; then
+		echo "$here/$1"
+	elif command -v "$1" >/dev/null 2>&1; then
+		echo "$1"
+	else
+		say "$1 not found beside $0 nor on PATH"
+		exit 2
+	fi
+}
+labels2tag=$(find_tool labels2tag)
+matrix_grep=$(find_tool matrix-grep)
+pdb_check=$(find_tool pdb-check)
+drv_audit=$(find_tool drv-audit.sh)
+kubectl=${KUBECTL:-kubectl}
+
+lab=0
+matrix=${GPUDRV_MATRIX:-$here/support-matrix.csv}
+drain_timeout=300
+budget_wait=0
+validate_timeout=600
+driver_ns=gpu-operator
+driver_sel=app=nvidia-driver-daemonset
+drain_log=
+seconds() {
+	case $1 in
+	'' | *[!0-9]*) say "$2 takes a number of seconds, not '$1'" && usage ;;
+	esac
+}
+while [ $# -gt 0 ]; do
+	case $1 in
+	-L | --lab) lab=1 ;;
+	-d | --drain-log) [ $# -ge 2 ] || usage; drain_log=$2; shift ;;
+	-m | --matrix) [ $# -ge 2 ] || usage; matrix=$2; shift ;;
+	-t | --drain-timeout) [ $# -ge 2 ] || usage; seconds "$2" "$1"; drain_timeout=$2; shift ;;
+	-w | --budget-wait) [ $# -ge 2 ] || usage; seconds "$2" "$1"; budget_wait=$2; shift ;;
+	-g | --validate-timeout) [ $# -ge 2 ] || usage; seconds "$2" "$1"; validate_timeout=$2; shift ;;
+	-n | --driver-namespace) [ $# -ge 2 ] || usage; driver_ns=$2; shift ;;
+	-s | --driver-selector) [ $# -ge 2 ] || usage; driver_sel=$2; shift ;;
+	-h | --help) echo "$usage_line"; exit 0 ;;
+	--) shift; break ;;
+	-*) usage ;;
+	*) break ;;
+	esac
+	shift
+done
+[ $# -eq 2 ] || usage
+node=$1
+version=$2
+[ "$drain_timeout" -gt 0 ] || { say "the drain timeout must be at least 1 second"; usage; }
+case $node in
+'' | -* | *[!a-z0-9.-]*) say "not a node name: '$(printf '%s' "$node" | tr -c 'A-Za-z0-9._-' '?' | cut -c1-80)'"; exit 2 ;;
+esac
+major=${version%%.*}
+rest=${version#*.}
+minor=${rest%%.*}
+rev=${rest#*.}
+for part in "$major" "$minor" "$rev"; do
+	case $part in
+	'' | *[!0-9]*) say "not a driver version (branch.minor.rev, e.g. 550.90.07): '$version'"; exit 2 ;;
+	esac
+done
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/drv-upgrade.XXXXXX")
+phase=none       # none, cordoned, drained, finished: what the failure path must undo
+prev_state=      # the state label before we touched it
+we_cordoned=0
+trap 'rm -rf "$tmp"' EXIT
+trap 'on_fail "interrupted" 2' INT TERM
+
+# field JSONPATH: one field of the node, fresh from the API.
+field() {
+	"$kubectl" get node "$node" -o "jsonpath=$1" 2>"$tmp/err"
+}
+
+set_state() {
+	if ! "$kubectl" label node "$node" --overwrite "$STATE=$1" >/dev/null 2>"$tmp/err"; then
+		say "cannot set $STATE=$1 on $node: $(cat "$tmp/err")"
+		return 1
+	fi
+	say "$node: $STATE=$1"
+}
+
+# on_fail REASON STATUS: the one exit path after a failure or a signal.  It
+# undoes what is safe to undo and says exactly where the node stands.
+on_fail() {
+	trap - INT TERM
+	set +e
+	say "$node: $1"
+	resume="$prog $(if [ "$lab" = 1 ]; then echo "-L "; fi)-m $matrix $node $version"
+	case $phase in
+	none)
+		if [ -n "$prev_state" ]; then
+			"$kubectl" label node "$node" --overwrite "$STATE=$prev_state" >/dev/null 2>&1
+		else
+			"$kubectl" label node "$node" "$STATE-" >/dev/null 2>&1
+		fi
+		say "$node: nothing was changed"
+		;;
+	cordoned)
+		# The driver is unchanged: the node can go back into service as it was.
+		if [ "$we_cordoned" = 1 ] && "$kubectl" uncordon "$node" >/dev/null 2>&1; then
+			where="schedulable again (uncordoned)"
+		elif [ "$we_cordoned" = 1 ]; then
+			where="CORDONED: uncordon failed; run: kubectl uncordon $node"
+		else
+			where="cordoned, as it was before the upgrade"
+		fi
+		set_state upgrade-failed >/dev/null 2>&1
+		say "$node: driver unchanged; the node is $where; $STATE=upgrade-failed"
+		say "$node: pods already evicted are rescheduled by their controllers"
+		say "to resume: $resume"
+		;;
+	drained)
+		set_state upgrade-failed >/dev/null 2>&1
+		say "$node: the node is CORDONED and drained; driver labels say $(field "{.metadata.labels.nvidia\.com/cuda\.driver\.major}.{.metadata.labels.nvidia\.com/cuda\.driver\.minor}.{.metadata.labels.nvidia\.com/cuda\.driver\.rev}"); $STATE=upgrade-failed"
+		say "to resume: $resume"
+		say "to return it to service as it is: kubectl uncordon $node"
+		;;
+	esac
+	# Say what the API says now, so message and node agree.
+	now=$(field '{.spec.unschedulable} {.metadata.labels.nvidia\.com/gpu-driver-upgrade-state}') ||
+		now="unknown: the API did not answer"
+	say "$node: now: unschedulable=${now% *} state=${now#* }"
+	rm -rf "$tmp"
+	exit "$2"
+}
+
+# Step 0: the node as it is.
+if ! "$kubectl" get node "$node" -o json >"$tmp/node" 2>"$tmp/err"; then
+	if grep -q '(NotFound)' "$tmp/err"; then
+		say "node $node not found in the cluster"
+	else
+		say "cannot read node $node; kubectl said:"
+		sed 's/^/    /' "$tmp/err" >&2
+	fi
+	exit 2
+fi
+prev_state=$(field '{.metadata.labels.nvidia\.com/gpu-driver-upgrade-state}') || on_fail "kubectl failed: $(cat "$tmp/err")" 2
+unsched=$(field '{.spec.unschedulable}') || on_fail "kubectl failed: $(cat "$tmp/err")" 2
+initial=$(field '{.metadata.annotations.nvidia\.com/gpu-driver-upgrade\.node-initial-state\.unschedulable}') ||
+	on_fail "kubectl failed: $(cat "$tmp/err")" 2
+have=$(field "{.metadata.labels.nvidia\.com/cuda\.driver\.major}.{.metadata.labels.nvidia\.com/cuda\.driver\.minor}.{.metadata.labels.nvidia\.com/cuda\.driver\.rev}") ||
+	on_fail "kubectl failed: $(cat "$tmp/err")" 2
+if [ "$have" = "$version" ] && [ "$prev_state" = upgrade-done ] && [ "$unsched" != true ]; then
+	say "$node: already at driver $version, schedulable, $STATE=upgrade-done"
+	echo "$node upgrade-done $version"
+	exit 0
+fi
+
+# Step 1: the image first.  The tag comes from labels2tag, never from a split.
+l2t=0
+target=$("$labels2tag" -N -b "$major" "$tmp/node") || l2t=$?
+[ "$l2t" -eq 0 ] || on_fail "the target tag cannot be computed from the node's labels" 2
+row=$("$labels2tag" -N -c -b "$major" "$tmp/node")
+mg=0
+printf '%s %s\n' "$node" "$target" | "$matrix_grep" -m "$matrix" >/dev/null || mg=$?
+case $mg in
+0) say "$node: image $target is in $matrix" ;;
+1)
+	say "$node needs image $target, which is not in $matrix"
+	say "build and push it first, then add this row to $matrix:"
+	echo "$row"
+	exit 1
+	;;
+*) exit 2 ;;
+esac
+
+# Step 2: headroom in every budget the drain would draw on.
+waited=0
+while :; do
+	if ! "$kubectl" get pdb,pods -A -o json >"$tmp/pp" 2>"$tmp/err"; then
+		say "cannot list budgets and pods; kubectl said:"
+		sed 's/^/    /' "$tmp/err" >&2
+		exit 2
+	fi
+	pc=0
+	"$pdb_check" "$node" "$tmp/pp" >"$tmp/pdb" || pc=$?
+	[ "$pc" -eq 1 ] || break
+	if [ "$waited" -ge "$budget_wait" ]; then
+		cat "$tmp/pdb"
+		say "$node: a drain now would be refused by the budget(s) above; nothing was changed"
+		[ "$budget_wait" -eq 0 ] || say "(waited ${waited}s for headroom)"
+		exit 1
+	fi
+	sleep 5
+	waited=$((waited + 5))
+done
+[ "$pc" -eq 0 ] || exit 2
+say "$node: the budgets leave room for the drain"
+
+# Was the node schedulable before any upgrade began?  A resume keeps the
+# first run's answer, as the GPU Operator does with its initial-state annotation.
+if [ "$initial" = true ]; then
+	we_cordoned=0
+elif [ "$unsched" = true ] && [ -z "$prev_state" ]; then
+	we_cordoned=0
+	"$kubectl" annotate node "$node" --overwrite "$INITIAL=true" >/dev/null 2>"$tmp/err" ||
+		on_fail "cannot annotate: $(cat "$tmp/err")" 2
+else
+	we_cordoned=1
+fi
+
+# Steps 3 to 6, recorded in the operator's states.
+set_state upgrade-required || on_fail "the API refused a label" 2
+set_state cordon-required || on_fail "the API refused a label" 2
+phase=cordoned
+"$kubectl" cordon "$node" >/dev/null 2>"$tmp/err" || on_fail "cordon failed: $(cat "$tmp/err")" 2
+set_state pod-deletion-required || on_fail "the API refused a label" 2
+set_state drain-required || on_fail "the API refused a label" 2
+say "$node: kubectl drain --timeout=${drain_timeout}s"
+{
+	rc=0
+	"$kubectl" drain "$node" --ignore-daemonsets --delete-emptydir-data \
+		--timeout="${drain_timeout}s" 2>&1 || rc=$?
+	echo "$rc" >"$tmp/drain.rc"
+} | tee "$tmp/drain.out" | sed 's/^/    /' >&2
+if [ -n "$drain_log" ] && ! cp "$tmp/drain.out" "$drain_log"; then
+	say "warning: cannot write the drain log $drain_log"
+fi
+[ "$(cat "$tmp/drain.rc")" = 0 ] || on_fail "drain failed (exit $(cat "$tmp/drain.rc")): see kubectl's words above" 1
+phase=drained
+
+set_state pod-restart-required || on_fail "the API refused a label" 2
+if [ "$lab" = 1 ]; then
+	# The lab has no driver: loading it is the change of the three labels.
+	"$kubectl" label node "$node" --overwrite "$L_MAJOR=$major" "$L_MINOR=$minor" "$L_REV=$rev" \
+		>/dev/null 2>"$tmp/err" || on_fail "cannot set the driver labels: $(cat "$tmp/err")" 2
+else
+	# The driver pod on the node restarts with the new image.
+	"$kubectl" delete pod -n "$driver_ns" -l "$driver_sel" --field-selector "spec.nodeName=$node" \
+		--wait=false >"$tmp/del" 2>"$tmp/err" || on_fail "cannot restart the driver pod: $(cat "$tmp/err")" 2
+	grep -q . "$tmp/del" || say "$node: warning: no driver pod ($driver_sel in $driver_ns) on the node"
+fi
+
+set_state validation-required || on_fail "the API refused a label" 2
+waited=0
+while :; do
+	have=$(field "{.metadata.labels.nvidia\.com/cuda\.driver\.major}.{.metadata.labels.nvidia\.com/cuda\.driver\.minor}.{.metadata.labels.nvidia\.com/cuda\.driver\.rev}") || have=
+	[ "$have" != "$version" ] || break
+	[ "$waited" -lt "$validate_timeout" ] ||
+		on_fail "gpu-feature-discovery reports driver '$have', not $version, after ${waited}s" 2
+	sleep 2
+	waited=$((waited + 2))
+done
+say "$node: the node reports driver $version"
+
+set_state uncordon-required || on_fail "the API refused a label" 2
+if [ "$we_cordoned" = 1 ]; then
+	"$kubectl" uncordon "$node" >/dev/null 2>"$tmp/err" || on_fail "uncordon failed: $(cat "$tmp/err")" 2
+else
+	say "$node: left cordoned: it was unschedulable before the upgrade began"
+fi
+"$kubectl" annotate node "$node" "$INITIAL-" >/dev/null 2>&1 || :
+set_state upgrade-done || on_fail "the API refused a label" 2
+phase=finished
+
+# Step 7: the fleet after the change.
+audit=0
+"$drv_audit" -m "$matrix" >"$tmp/audit" || audit=$?
+sed "s/^/audit: /" "$tmp/audit"
+[ "$audit" -ne 2 ] || say "warning: the audit after the upgrade could not tell (exit 2)"
+echo "$node upgrade-done $version $target"

@@ -1,0 +1,229 @@
+#!/bin/sh
+# pdb-check: which budgets a drain of a node would hit, by the eviction API's rules.
+. "$(dirname "$0")/lib.sh"
+
+WAIT='wait for the disruption controller (is kube-controller-manager running?)'
+TR=gpu-drv/trainer-7d9f5c6b8d-m4q7z
+
+# LAB.md step 6: trainer has 4 replicas, one per node, and minAvailable 4.
+t_run pdb-check lab-node-1 "$DATA/pdb-lab.json"
+t_rc 1 "the LAB budget blocks draining lab-node-1"
+t_out "names the budget, the pod, the numbers and both ways out" \
+	"gpu-drv/trainer-pdb BLOCKS $TR minAvailable=4 currentHealthy=4 desiredHealthy=4 disruptionsAllowed=0 needed=1: lower minAvailable to 3, or add 1 ready replica elsewhere"
+t_err "nothing on stderr"
+
+t_run pdb-check lab-node-1 "$DATA/pdb-lab.yaml"
+t_rc 1 "the same cluster as kubectl -o yaml"
+t_out "YAML gives the same line as JSON" \
+	"gpu-drv/trainer-pdb BLOCKS $TR minAvailable=4 currentHealthy=4 desiredHealthy=4 disruptionsAllowed=0 needed=1: lower minAvailable to 3, or add 1 ready replica elsewhere"
+
+t_run pdb-check lab-node-1 <"$DATA/pdb-lab.json"
+t_rc 1 "the List on stdin"
+
+t_run pdb-check lab-node-1 "$DATA/pdb-lab-ok.json"
+t_rc 0 "minAvailable 3, recomputed: disruptionsAllowed 1"
+t_out "exactly OK" "OK"
+t_err "and nothing on stderr"
+
+t_run pdb-check -s lab-node-1 "$DATA/pdb-lab-ok.json"
+t_rc 0 "-s on a node that drains"
+t_out "-s lists the DaemonSet pods drain leaves, then OK" \
+	"SKIP gpu-operator/nvidia-device-plugin-daemonset-9fz6t daemonset" \
+	"SKIP kube-system/kube-proxy-h4w8n daemonset" \
+	"OK"
+
+t_run pdb-check lab-node-0 "$DATA/pdb-lab-ok.json"
+t_rc 0 "another node of the same cluster"
+t_out "is OK too" "OK"
+
+# Status not yet recomputed after the patch, or never computed at all.
+t_run pdb-check lab-node-1 "$DATA/pdb-stale.json"
+t_rc 1 "minAvailable lowered to 3 but observedGeneration 1 < generation 2"
+t_out "a stale status blocks, whatever its numbers say" \
+	"gpu-drv/trainer-pdb BLOCKS $TR minAvailable=3 currentHealthy=4 desiredHealthy=4 disruptionsAllowed=0 needed=1: status not yet recomputed (observedGeneration 1 < generation 2): $WAIT"
+
+t_run pdb-check lab-node-1 "$DATA/pdb-new.json"
+t_rc 1 "a budget the disruption controller never processed"
+t_out "is never OK, and says why" \
+	"gpu-drv/trainer-pdb BLOCKS $TR minAvailable=3 currentHealthy=0 desiredHealthy=0 disruptionsAllowed=0 needed=1: status never computed (no status.observedGeneration): $WAIT"
+
+# Several budgets select one pod: HTTP 500, drain stops at once.
+t_run pdb-check gpu-node-7 "$DATA/pdb-multi.json"
+t_rc 1 "two budgets select one pod, both with room to spare"
+t_out "the pod and its budgets, in input order" \
+	"ml/serve-5c8d7f9b6-q2w4e MULTIPLE-BUDGETS ml/serve-pdb,ml/frontend-pdb: the eviction API refuses (HTTP 500); keep one budget per pod"
+t_run pdb-check gpu-node-8 "$DATA/pdb-multi.json"
+t_rc 1 "on every node that holds such a pod"
+
+# matchExpressions: one operator per namespace, each budget allowing nothing.
+t_run pdb-check gpu-node-7 "$DATA/pdb-exprs.json"
+t_rc 1 "matchExpressions"
+t_out "In needs the key; NotIn and DoesNotExist take pods without it; matchLabels and expressions AND" \
+	"op-in/budget BLOCKS op-in/h100-6f7b9c8d5-x1z2a maxUnavailable=0 currentHealthy=1 desiredHealthy=1 disruptionsAllowed=0 needed=1: raise maxUnavailable to 1" \
+	"op-notin/budget BLOCKS op-notin/h100-6f7b9c8d5-x1z2a,op-notin/none-6f7b9c8d5-x1z2a maxUnavailable=0 currentHealthy=2 desiredHealthy=2 disruptionsAllowed=0 needed=2: raise maxUnavailable to 2" \
+	"op-exists/budget BLOCKS op-exists/h100-6f7b9c8d5-x1z2a,op-exists/t4-6f7b9c8d5-x1z2a maxUnavailable=0 currentHealthy=2 desiredHealthy=2 disruptionsAllowed=0 needed=2: raise maxUnavailable to 2" \
+	"op-dne/budget BLOCKS op-dne/none-6f7b9c8d5-x1z2a maxUnavailable=0 currentHealthy=1 desiredHealthy=1 disruptionsAllowed=0 needed=1: raise maxUnavailable to 1" \
+	"op-and/budget BLOCKS op-and/plain-6f7b9c8d5-x1z2a maxUnavailable=0 currentHealthy=1 desiredHealthy=1 disruptionsAllowed=0 needed=1: raise maxUnavailable to 1"
+
+# selector {} takes the whole namespace and no other; no selector takes nothing.
+t_run pdb-check gpu-node-7 "$DATA/pdb-empty.json"
+t_rc 1 "an empty selector and an absent one"
+t_out "{} selects both pods of its namespace; the absent selector blocks nothing" \
+	"batch/all-pdb BLOCKS batch/loader-7c6d5e4f3-a1b2c,batch/writer-8d7e6f5a4-d3e4f minAvailable=2 currentHealthy=2 desiredHealthy=2 disruptionsAllowed=0 needed=2: lower minAvailable to 0, or add 2 ready replicas elsewhere"
+
+# Integers and percentages, two pods of one budget on the node.
+t_run pdb-check gpu-node-7 "$DATA/pdb-percent.json"
+t_rc 1 "maxUnavailable 1 and 25%, minAvailable 67%"
+t_out "needed 2 > allowed 1; percentages as written, rounded up as the controller does" \
+	"web/web-pdb BLOCKS web/web-59d8c7b6a-a8s7d,web/web-59d8c7b6a-f6g5h maxUnavailable=1 currentHealthy=4 desiredHealthy=3 disruptionsAllowed=1 needed=2: raise maxUnavailable to 2" \
+	"api/api-pdb BLOCKS api/api-68e9d8c7b-v9b8n,api/api-68e9d8c7b-m7q6w maxUnavailable=25% currentHealthy=4 desiredHealthy=3 disruptionsAllowed=1 needed=2: raise maxUnavailable to 26%, or add 1 ready replica elsewhere" \
+	"db/db-pdb BLOCKS db/db-0 minAvailable=67% currentHealthy=3 desiredHealthy=3 disruptionsAllowed=0 needed=1: lower minAvailable to 66%, or add 1 ready replica elsewhere"
+t_run pdb-check gpu-node-8 "$DATA/pdb-percent.json"
+t_rc 1 "one pod of each budget on another node"
+t_out "fits every budget with room; only db (allowing 0) blocks" \
+	"db/db-pdb BLOCKS db/db-1 minAvailable=67% currentHealthy=3 desiredHealthy=3 disruptionsAllowed=0 needed=1: lower minAvailable to 66%, or add 1 ready replica elsewhere"
+
+# Pods that are not Ready.
+t_run pdb-check gpu-node-7 "$DATA/pdb-unready.json"
+t_rc 1 "unready pods under IfHealthyBudget and AlwaysAllow"
+t_out "free when healthy >= desired or AlwaysAllow; a Ready pod under AlwaysAllow still counts" \
+	"c/c-pdb BLOCKS c/c-7b6a5f4e3-u5n6r minAvailable=3 currentHealthy=1 desiredHealthy=3 disruptionsAllowed=0 needed=1: lower minAvailable to 1, or add 2 ready replicas elsewhere, or set unhealthyPodEvictionPolicy: AlwaysAllow (1 of the pods is not Ready)" \
+	"d/d-pdb BLOCKS d/d-8c7b6a5f4-r7d8y minAvailable=2 currentHealthy=2 desiredHealthy=2 disruptionsAllowed=0 needed=1: lower minAvailable to 1, or add 1 ready replica elsewhere"
+
+# desiredHealthy 0 frees no unready pod (the rule needs desiredHealthy > 0).
+sed 's/"desiredHealthy": 2,/"desiredHealthy": 0,/' "$DATA/pdb-unready.json" >zero.json
+t_run pdb-check gpu-node-7 zero.json
+t_rc 1 "an unready pod whose budget wants 0 healthy and allows 0"
+t_grep "is not freed" out '^a/a-pdb BLOCKS a/a-5f4e3d2c1-u1n2r minAvailable=2 currentHealthy=2 desiredHealthy=0 disruptionsAllowed=0 needed=1: '
+
+# Pods the drain leaves alone or deletes without a budget check.
+t_run pdb-check gpu-node-7 "$DATA/pdb-skip.json"
+t_rc 0 "DaemonSet, mirror, finished, terminating and Pending pods under budgets that allow nothing"
+t_out "do not block" "OK"
+t_run pdb-check -s gpu-node-7 "$DATA/pdb-skip.json"
+t_out "-s lists each with its reason, in input order, before OK" \
+	"SKIP kube-system/kube-proxy-c4v5b daemonset" \
+	"SKIP kube-system/etcd-gpu-node-7 mirror" \
+	"SKIP jobs/convert-28937160-7xq2m succeeded" \
+	"SKIP jobs/convert-28937100-b3n8v failed" \
+	"SKIP jobs/convert-28937220-p5k1j terminating" \
+	"SKIP jobs/convert-28937280-w9e4r pending" \
+	"OK"
+t_run pdb-check -s lab-node-1 "$DATA/pdb-lab.json"
+t_out "-s lines come before the budget lines" \
+	"SKIP gpu-operator/nvidia-device-plugin-daemonset-9fz6t daemonset" \
+	"SKIP kube-system/kube-proxy-h4w8n daemonset" \
+	"gpu-drv/trainer-pdb BLOCKS $TR minAvailable=4 currentHealthy=4 desiredHealthy=4 disruptionsAllowed=0 needed=1: lower minAvailable to 3, or add 1 ready replica elsewhere"
+
+# A pod no controller manages: drain without --force refuses it.
+sed 's/"controller": true,/"controller": false,/' "$DATA/pdb-lab-ok.json" >bare.json
+t_run pdb-check lab-node-1 bare.json
+t_rc 1 "pods that declare no controller"
+t_grep "are named" out "^$TR NO-CONTROLLER: kubectl drain refuses a pod no controller manages"
+t_grep "a DaemonSet pod without its controller mark is one too" out \
+	"^kube-system/kube-proxy-h4w8n NO-CONTROLLER: "
+
+t_run pdb-check lab-node-9 "$DATA/pdb-lab.json"
+t_rc 0 "a node no pod runs on"
+t_out "is OK" "OK"
+t_err "with a warning about the name" \
+	"pdb-check: $DATA/pdb-lab.json: no pod runs on node lab-node-9 (is the node name right?)"
+
+# Input errors: exit 2, what and where.
+printf '{"apiVersion": "v1", "kind": "List", "items": [{"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s", "namespace": "d"}}]}\n' >svc.json
+t_run pdb-check lab-node-1 svc.json
+t_rc 2 "a List holding a Service"
+t_out "prints nothing"
+t_err "names the item and its kind" \
+	'pdb-check: svc.json: item 0 is a "Service", not a PodDisruptionBudget or Pod (use kubectl get pdb,pods)'
+
+printf '{"apiVersion": "v1", "kind": "NodeList", "items": []}\n' >nodelist.json
+t_run pdb-check lab-node-1 nodelist.json
+t_rc 2 "a NodeList"
+t_err "names its kind" \
+	'pdb-check: nodelist.json: not a List of PodDisruptionBudgets and Pods (kind is "NodeList"); use kubectl get pdb,pods -A -o json'
+
+t_run pdb-check lab-node-1 "$DATA/lab-nodes.json"
+t_rc 2 "a List of Nodes"
+t_err "names the first item that is not a budget or a pod" \
+	"pdb-check: $DATA/lab-nodes.json: item 0 is a \"Node\", not a PodDisruptionBudget or Pod (use kubectl get pdb,pods)"
+
+sed 's/"name": "trainer-7d9f5c6b8d-r8t2w"/"nombre": "x"/' "$DATA/pdb-lab.json" >noname.json
+t_run pdb-check lab-node-1 noname.json
+t_rc 2 "a pod without metadata.name, even on another node"
+t_err "names the item" "pdb-check: noname.json: item 7 (Pod): metadata.name is missing"
+
+sed 's/"disruptionsAllowed": 0/"disruptionsAllowed": "0"/' "$DATA/pdb-lab.json" >str.json
+t_run pdb-check lab-node-1 str.json
+t_rc 2 "a status count that is a string"
+t_out "prints nothing"
+t_err "names the budget and the field" \
+	'pdb-check: str.json: item 0: PodDisruptionBudget gpu-drv/trainer-pdb: status.disruptionsAllowed is "0", not an integer'
+
+sed 's/"minAvailable": 4,/"minAvailable": 4.5,/' "$DATA/pdb-lab.json" >frac.json
+t_run pdb-check lab-node-1 frac.json
+t_rc 2 "a fractional minAvailable"
+t_err "says so" \
+	'pdb-check: frac.json: item 0: PodDisruptionBudget gpu-drv/trainer-pdb: spec.minAvailable is 4.5, not a 32-bit integer'
+
+sed 's/"minAvailable": 4,/"minAvailable": "4",/' "$DATA/pdb-lab.json" >four.json
+t_run pdb-check lab-node-1 four.json
+t_rc 2 "minAvailable a string that is not a percentage"
+t_err "says what is wanted" \
+	'pdb-check: four.json: item 0: PodDisruptionBudget gpu-drv/trainer-pdb: spec.minAvailable "4" is neither an integer nor a percentage like "50%"'
+
+sed 's/"operator": "In"/"operator": "Gt"/' "$DATA/pdb-multi.json" >gt.json
+t_run pdb-check gpu-node-7 gt.json
+t_rc 2 "a selector operator a LabelSelector does not have"
+t_err "names the budget and the expression" \
+	'pdb-check: gt.json: item 1: PodDisruptionBudget ml/frontend-pdb: spec.selector.matchExpressions[0]: operator "Gt" is not In, NotIn, Exists or DoesNotExist'
+
+sed 's/"operator": "DoesNotExist"/"operator": "DoesNotExist", "values": ["x"]/' \
+	"$DATA/pdb-exprs.json" >dnev.json
+t_run pdb-check gpu-node-7 dnev.json
+t_rc 2 "DoesNotExist with values"
+t_err "is refused as the API would" \
+	'pdb-check: dnev.json: item 3: PodDisruptionBudget op-dne/budget: spec.selector.matchExpressions[0]: operator DoesNotExist takes no values'
+
+head -c 4000 "$DATA/pdb-lab.json" >cut.json
+t_run pdb-check lab-node-1 cut.json
+t_rc 2 "JSON cut short"
+t_out "prints nothing, never OK"
+t_err "says it is truncated" \
+	"pdb-check: cut.json: truncated JSON: input ends inside a value (4000 bytes read)"
+
+printf 'apiVersion: v1\nkind: List\nitems:\n- kind: Pod\n  metadata: {name: a\n' >bad.yaml
+t_run pdb-check lab-node-1 bad.yaml
+t_rc 2 "malformed YAML"
+t_grep "names the file and says YAML" err '^pdb-check: bad.yaml.*: .*YAML'
+
+t_run pdb-check lab-node-1 </dev/null
+t_rc 2 "empty input (a failed kubectl)"
+t_out "is never OK"
+
+# Usage.
+t_run pdb-check
+t_rc 2 "no node"
+t_err "prints the usage line" "usage: pdb-check [-s] node [file]"
+t_run pdb-check a b c
+t_rc 2 "too many arguments"
+t_run pdb-check -x lab-node-1
+t_rc 2 "an unknown option"
+t_grep "prints the usage line" err '^usage: pdb-check \[-s\] node \[file\]$'
+t_run pdb-check -h
+t_rc 0 "-h"
+t_out "-h prints the usage on stdout" "usage: pdb-check [-s] node [file]"
+t_run pdb-check Lab_Node "$DATA/pdb-lab.json"
+t_rc 2 "a node name that is not a DNS name"
+t_err "is refused" 'pdb-check: node "Lab_Node" is not a valid node name'
+t_run pdb-check lab-node-1 no-such-file
+t_rc 2 "a missing file"
+t_err "names it" "pdb-check: cannot open no-such-file: No such file or directory"
+
+if [ -w /dev/full ]; then
+	t_run sh -c 'pdb-check lab-node-1 "$1" >/dev/full' sh "$DATA/pdb-lab-ok.json"
+	t_rc 2 "a full disk"
+	t_grep "is a write error, not silence" err 'pdb-check: write error on stdout'
+fi
+
+t_done

@@ -1,0 +1,58 @@
+#!/bin/sh
+# report-fmt: the five report lines, every value computed from its inputs.
+. "$(dirname "$0")/lib.sh"
+
+M=$ROOT/lab/support-matrix.csv
+echo OK >audit.ok
+t_run report-fmt -a audit.ok -m "$M" lab-node-1 <"$DATA/lab-nodes.json"
+t_rc 0 "the lab nodes, a clean audit, the starting matrix"
+t_out "five KEY=VALUE lines" \
+	NODES=3 SKEW=0 LAB_NODE_1_TAG=535-5.15.0-107-generic-ubuntu22.04 MATRIX_ROWS=3 UPGRADE_STATE=-
+t_err "nothing on stderr"
+
+sed -e 's/"nvidia.com\/gpu.present": "true"/"nvidia.com\/gpu-driver-upgrade-state": "upgrade-done", &/' \
+	"$DATA/node-1.json" >done.json
+printf '%s\n' '{"kind": "List", "apiVersion": "v1", "items": [' >list.json
+sed '$d' done.json >>list.json
+printf '%s\n' '}, {"kind": "Node", "metadata": {"name": "cpu-node", "labels": {"kubernetes.io/os": "linux"}}}]}' >>list.json
+printf '%s\n' "lab-node-3 MISSING 550-6.8.0-52-generic-ubuntu24.04" "lab-node-4 MISSING 550-6.8.0-52-generic-ubuntu24.04" >audit.skew
+{ printf '\357\273\277'; sed 's/$/\r/' "$M"; printf '\r\n\r\n550,6.8.0-52-generic,ubuntu24.04'; } >dos.csv
+t_run report-fmt -a audit.skew -m dos.csv lab-node-1 list.json
+t_rc 0 "a CPU node, two MISSING lines, a hand-edited matrix"
+t_out "counts GPU nodes only, MISSING lines, rows not blanks; the node's state" \
+	NODES=1 SKEW=2 LAB_NODE_1_TAG=535-5.15.0-107-generic-ubuntu22.04 MATRIX_ROWS=4 UPGRADE_STATE=upgrade-done
+
+t_run report-fmt -a audit.ok -m "$M" lab-node-2 "$DATA/lab-nodes.yaml"
+t_out "YAML nodes; the key follows the node name" \
+	NODES=3 SKEW=0 LAB_NODE_2_TAG=550-6.8.0-45-generic-ubuntu24.04 MATRIX_ROWS=3 UPGRADE_STATE=-
+
+t_run report-fmt -a audit.ok -m "$M" lab-node-9 "$DATA/lab-nodes.json"
+t_rc 2 "a node not in the list"
+t_out "prints nothing"
+t_err "says so" "report-fmt: $DATA/lab-nodes.json: node lab-node-9 is not in the node list"
+
+printf '%s\n' "lab-node-3 MISSING 550-6.8.0-52-generic-ubuntu24.04" "drv-audit.sh: something" >audit.bad
+t_run report-fmt -a audit.bad -m "$M" lab-node-1 "$DATA/lab-nodes.json"
+t_rc 2 "an audit line it does not know"
+t_out "prints nothing"
+t_err "names the line" "report-fmt: audit.bad:2: not a drv-audit.sh line"
+
+printf '%s\n' "no-major UNKNOWN missing:nvidia.com/cuda.driver.major" >audit.unk
+t_run report-fmt -a audit.unk -m "$M" lab-node-1 "$DATA/lab-nodes.json"
+t_rc 2 "an audit with UNKNOWN nodes"
+t_err "cannot give a skew count" "report-fmt: audit.unk: 1 node UNKNOWN: the skew cannot be counted"
+
+printf 'driver_branch,kernel\n' >bad.csv
+t_run report-fmt -a audit.ok -m bad.csv lab-node-1 "$DATA/lab-nodes.json"
+t_rc 2 "a malformed matrix"
+t_out "prints nothing"
+
+head -c 2000 "$DATA/lab-nodes.json" >cut.json
+t_run report-fmt -a audit.ok -m "$M" lab-node-1 cut.json
+t_rc 2 "a cut node list"
+t_out "prints nothing"
+
+t_run report-fmt -m "$M" lab-node-1
+t_rc 2 "no -a"
+t_err "prints the usage" "usage: report-fmt -a audit -m matrix node [nodes]"
+t_done
