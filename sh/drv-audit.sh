@@ -128,8 +128,9 @@ fail() {
 
 sel=nvidia.com/gpu.present=true
 [ -z "$selector" ] || sel=$sel,$selector
-# One fresh list call; its failure must never read as an empty, healthy fleet.
-if ! "$kubectl" get nodes -l "$sel" -o json >"$tmp/nodes" 2>"$tmp/err"; then
+# One fresh list call (--chunk-size=0: not pages of 500), whose failure must
+# never read as an empty, healthy fleet.
+if ! "$kubectl" get nodes -l "$sel" --chunk-size=0 -o json >"$tmp/nodes" 2>"$tmp/err"; then
 	say "cannot list the GPU nodes; kubectl said:"
 	sed 's/^/    /' "$tmp/err" >&2
 	fail "no audit was made"

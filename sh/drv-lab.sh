@@ -60,11 +60,14 @@ if [ -n "${LAB_KUBECONFIG:-}" ]; then
 	done
 	step "cluster: $LAB_KUBECONFIG"
 else
-	step "cluster: the sandbox (sandbox/up.sh --lab)"
-	sh "$src/sandbox/up.sh" --lab >"${TMPDIR:-/tmp}/drv-lab.$$" ||
+	sandbox=${GPUDRV_SANDBOX_DIR:-$src/.sandbox}
+	step "cluster: the sandbox (sandbox/up.sh --lab; log in $sandbox/logs/up.log)"
+	mkdir -p "$sandbox/logs"
+	if ! sh "$src/sandbox/up.sh" --lab >/dev/null 2>"$sandbox/logs/up.log"; then
+		tail -n 20 "$sandbox/logs/up.log" >&2
 		die "the sandbox did not start"
-	rm -f "${TMPDIR:-/tmp}/drv-lab.$$"
-	KUBECONFIG=${GPUDRV_SANDBOX_DIR:-$src/.sandbox}/kubeconfig
+	fi
+	KUBECONFIG=$sandbox/kubeconfig
 	PATH=$(dirname "$KUBECONFIG")/bin:$PATH
 	export KUBECONFIG PATH
 fi

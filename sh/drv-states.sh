@@ -45,7 +45,7 @@ trap 'rm -rf "$tmp"' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-if ! "$kubectl" get nodes -l nvidia.com/gpu.present=true -o json >"$tmp/nodes" 2>"$tmp/err"; then
+if ! "$kubectl" get nodes -l nvidia.com/gpu.present=true --chunk-size=0 -o json >"$tmp/nodes" 2>"$tmp/err"; then
 	say "cannot list the GPU nodes; kubectl said:"
 	sed 's/^/    /' "$tmp/err" >&2
 	exit 2

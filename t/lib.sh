@@ -133,3 +133,15 @@ STUB
 	KUBECTL=$PWD/kubectl
 	export KUBECTL
 }
+
+# t_val DESC EXPECTED: stdout is the one value EXPECTED, final newline or not
+# (kubectl -o jsonpath prints none).
+t_val() {
+	if [ "$(cat out)" = "$2" ]; then
+		t_ok 0 "$1"
+	else
+		t_ok 1 "$1"
+		echo "expected: $2" | t_diag
+		echo "got: $(cat out)" | t_diag
+	fi
+}

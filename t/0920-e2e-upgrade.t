@@ -1,0 +1,144 @@
+#!/bin/sh
+# End to end: pdb-check, drv-upgrade.sh and drv-states.sh on the sandbox,
+# with LAB.md step 6 set up: four trainers, a budget of minAvailable 4.
+. "$(dirname "$0")/lib.sh"
+. "$T/e2e.sh"
+e2e_setup
+e2e_reset_lab || { echo "Bail out! cannot reset the lab"; exit 1; }
+
+ns() { kubectl -n gpu-drv "$@"; }
+until_ok() { # until_ok SECONDS COMMAND...
+	t_end=$(($(date +%s) + $1))
+	shift
+	until "$@" >/dev/null 2>&1; do
+		[ "$(date +%s)" -lt "$t_end" ] || return 1
+		sleep 1
+	done
+}
+facts() {
+	kubectl label node "$1" --overwrite nvidia.com/gpu.present=true \
+		nvidia.com/cuda.driver.major="$2" nvidia.com/cuda.driver.minor="$3" \
+		nvidia.com/cuda.driver.rev="$4" feature.node.kubernetes.io/kernel-version.full="$5" \
+		feature.node.kubernetes.io/system-os_release.ID="$6" \
+		feature.node.kubernetes.io/system-os_release.VERSION_ID="$7" >/dev/null
+}
+facts lab-node-0 550 90 07 5.15.0-119-generic ubuntu 22.04
+facts lab-node-1 535 183 06 5.15.0-107-generic ubuntu 22.04
+facts lab-node-2 550 90 07 6.8.0-45-generic ubuntu 24.04
+kubectl apply -f "$ROOT/lab/k8s/node3.yaml" >/dev/null
+kubectl create namespace gpu-drv >/dev/null
+until_ok 60 ns get serviceaccount default
+ns apply -f "$ROOT/lab/k8s/trainer.yaml" -f "$ROOT/lab/k8s/pdb.yaml" >/dev/null
+running() { # running N [field-selector]: N trainer pods Running
+	[ "$(ns get pods -l app=trainer --field-selector="status.phase=Running${2:+,$2}" -o name | wc -l)" -eq "$1" ]
+}
+settled() { # settled ALLOWED: the budget's status is current and allows ALLOWED
+	g=$(ns get pdb trainer-pdb -o jsonpath='{.metadata.generation}')
+	[ "$(ns get pdb trainer-pdb -o jsonpath='{.status.observedGeneration} {.status.currentHealthy} {.status.disruptionsAllowed}')" = "$g 4 $1" ]
+}
+until_ok 90 running 4 && until_ok 60 settled 0
+t_ok $? "four trainers Running, trainer-pdb at minAvailable 4 settled"
+
+# A copy of the tools with a matrix of our own, as an operator installs them.
+mkdir home
+for f in labels2tag matrix-grep pdb-check drv-audit.sh drv-upgrade.sh drv-states.sh; do cp "$BIN/$f" home/; done
+{ cat "$ROOT/lab/support-matrix.csv"; echo 550,6.8.0-52-generic,ubuntu24.04; } >home/support-matrix.csv
+U=$PWD/home/drv-upgrade.sh
+node1() { kubectl get node lab-node-1 -o 'jsonpath={.metadata.labels}{.metadata.annotations}{.spec}'; }
+
+t_run sh -c 'kubectl get pdb,pods -A -o json | pdb-check lab-node-1'
+t_rc 1 "pdb-check before the drain"
+t_grep "names gpu-drv/trainer-pdb and the node's trainer pod" out '^gpu-drv/trainer-pdb BLOCKS gpu-drv/trainer-[a-z0-9-]* minAvailable=4 currentHealthy=4 desiredHealthy=4 disruptionsAllowed=0 needed=1: '
+t_grep "and says to lower minAvailable to 3" out ': lower minAvailable to 3, or add 1 ready replica elsewhere$'
+
+# 1. No image: refused before anything is touched.
+node1 >before
+t_run dash "$U" -L lab-node-1 550.90.07
+t_rc 1 "drv-upgrade.sh while the 550 image for lab-node-1 is not in the matrix"
+t_out "prints the row to add" 550,5.15.0-107-generic,ubuntu22.04
+t_grep "says which image is missing" err "lab-node-1 needs image 550-5.15.0-107-generic-ubuntu22.04, which is not in"
+node1 >after
+t_cmp "the node is exactly as it was: labels, annotations, spec" before after
+
+# 2. The image, but no headroom: refused with the budget's explanation.
+echo 550,5.15.0-107-generic,ubuntu22.04 >>home/support-matrix.csv
+t_run "$U" -L lab-node-1 550.90.07
+t_rc 1 "drv-upgrade.sh with the image but minAvailable 4"
+t_grep "prints pdb-check's explanation" out '^gpu-drv/trainer-pdb BLOCKS .*: lower minAvailable to 3'
+t_grep "says nothing was changed" err "a drain now would be refused by the budget(s) above; nothing was changed"
+node1 >after
+t_cmp "the node is exactly as it was" before after
+
+# 3. Headroom, but a pod that never finishes terminating: the drain times out.
+ns patch pdb trainer-pdb --type=merge -p '{"spec":{"minAvailable":3}}' >/dev/null
+until_ok 60 settled 1
+t_ok $? "minAvailable 3 settles at one disruption allowed"
+cat >holder.yaml <<'EOF2'
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: holder, namespace: gpu-drv}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: holder}}
+  template:
+    metadata:
+      labels: {app: holder}
+      finalizers: [gpudrv.test/hold]
+    spec:
+      nodeSelector: {kubernetes.io/hostname: lab-node-1}
+      containers: [{name: c, image: busybox}]
+EOF2
+ns apply -f holder.yaml >/dev/null
+holder_up() { [ "$(ns get pods -l app=holder --field-selector=status.phase=Running -o name | wc -l)" -eq 1 ]; }
+until_ok 60 holder_up
+t_run "$U" -L -t 8 lab-node-1 550.90.07
+t_rc 1 "drv-upgrade.sh whose drain times out"
+t_grep "relays kubectl drain's timeout" err "error when waiting for pod \"holder-[a-z0-9-]*\" in namespace \"gpu-drv\" to terminate: context deadline exceeded"
+t_grep "says the driver is unchanged and the node back in service" err "lab-node-1: driver unchanged; the node is schedulable again (uncordoned); nvidia.com/gpu-driver-upgrade-state=upgrade-failed"
+t_grep "gives the command to resume" err "to resume: .*drv-upgrade.sh -L -m .* lab-node-1 550.90.07"
+t_grep "ends with the node's state from the API" err "lab-node-1: now: unschedulable= state=upgrade-failed"
+t_run kubectl get node lab-node-1 -o 'jsonpath={.spec.unschedulable}/{.metadata.labels.nvidia\.com/gpu-driver-upgrade-state}/{.metadata.labels.nvidia\.com/cuda\.driver\.major}'
+t_val "and the node agrees: schedulable, upgrade-failed, driver 535" /upgrade-failed/535
+for p in $(ns get pods -l app=holder -o name); do
+	ns patch "$p" --type=json -p '[{"op":"remove","path":"/metadata/finalizers"}]' >/dev/null 2>&1 || :
+done
+ns delete deployment holder --wait=true >/dev/null
+gone() { [ -z "$(ns get pods -l app=holder -o name)" ]; }
+until_ok 60 gone && until_ok 90 running 4 && until_ok 60 settled 1
+t_ok $? "the holder gone, four trainers Running again, one disruption allowed"
+
+# 4. The whole way.
+t_run "$U" -L -t 30 lab-node-1 550.90.07
+t_rc 0 "drv-upgrade.sh with the image and the headroom"
+t_grep "ends with the node, its state, version and tag" out '^lab-node-1 upgrade-done 550.90.07 550-5.15.0-107-generic-ubuntu22.04$'
+t_grep "runs the audit last" out '^audit: OK$'
+sed -n 's/^drv-upgrade.sh: lab-node-1: nvidia.com\/gpu-driver-upgrade-state=//p' err >states
+t_cmp "moves through the operator's states in order" - states <<'EOF2'
+upgrade-required
+cordon-required
+pod-deletion-required
+drain-required
+pod-restart-required
+validation-required
+uncordon-required
+upgrade-done
+EOF2
+t_run kubectl get node lab-node-1 -o 'jsonpath={.spec.unschedulable}/{.metadata.labels.nvidia\.com/cuda\.driver\.major}.{.metadata.labels.nvidia\.com/cuda\.driver\.minor}.{.metadata.labels.nvidia\.com/cuda\.driver\.rev}/{.metadata.labels.nvidia\.com/gpu-driver-upgrade-state}'
+t_val "the node is schedulable, labelled 550.90.07 and upgrade-done" /550.90.07/upgrade-done
+until_ok 90 running 1 spec.nodeName=lab-node-1
+t_ok $? "the evicted trainer pod runs on lab-node-1 again"
+
+t_run "$U" -L lab-node-1 550.90.07
+t_rc 0 "drv-upgrade.sh again"
+t_out "says it is already done" "lab-node-1 upgrade-done 550.90.07"
+
+t_run dash home/drv-states.sh
+t_rc 0 "drv-states.sh"
+t_out "one line per GPU node: state, cordon, tag, image" \
+	"lab-node-0 - schedulable 550-5.15.0-119-generic-ubuntu22.04 ok" \
+	"lab-node-1 upgrade-done schedulable 550-5.15.0-107-generic-ubuntu22.04 ok" \
+	"lab-node-2 - schedulable 550-6.8.0-45-generic-ubuntu24.04 ok" \
+	"lab-node-3 - schedulable 550-6.8.0-52-generic-ubuntu24.04 ok"
+
+e2e_reset_lab >/dev/null 2>&1 || :
+t_done

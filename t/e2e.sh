@@ -1,0 +1,83 @@
+# End-to-end test helper, sourced by TAP test scripts (POSIX sh) in t/.
+#   e2e_setup      sandbox built and up with the lab nodes (started once,
+#                  then reused by later scripts), KUBECONFIG exported, our
+#                  kubectl first in PATH. GPUDRV_E2E=0 skips the script
+#                  (TAP SKIP); a sandbox that cannot start is a Bail out.
+#   e2e_reset_lab  back to the lab's base state: no namespace gpu-drv, no
+#                  extra fake nodes, lab-node-0..2 uncordoned and without
+#                  nvidia.com/* and feature.node.kubernetes.io/* labels.
+# shellcheck shell=sh
+
+# The repo root: above the test script, else above the working directory.
+for e2e_root in "${ROOT:-}" "$(cd "$(dirname "$0")" 2>/dev/null && pwd)" "$(pwd)"; do
+	case $e2e_root in /*) ;; *) continue ;; esac
+	while [ ! -f "$e2e_root/sandbox/up.sh" ] && [ "$e2e_root" != / ]; do
+		e2e_root=$(dirname "$e2e_root")
+	done
+	[ ! -f "$e2e_root/sandbox/up.sh" ] || break
+done
+e2e_dir=${GPUDRV_SANDBOX_DIR:-$e2e_root/.sandbox}
+case $e2e_dir in /*) ;; *) e2e_dir=$(pwd)/$e2e_dir ;; esac
+
+e2e_bail() {
+	echo "Bail out! $*"
+	exit 1
+}
+
+e2e_setup() {
+	if [ "${GPUDRV_E2E:-1}" = 0 ]; then
+		echo "1..0 # SKIP end-to-end tests disabled (GPUDRV_E2E=0)"
+		exit 0
+	fi
+	[ -f "$e2e_root/sandbox/up.sh" ] || e2e_bail "sandbox/up.sh not found above $0 or $(pwd)"
+	mkdir -p "$e2e_dir/logs" || e2e_bail "cannot create $e2e_dir"
+	# One starter at a time (mkdir is atomic); a dead holder's lock is stale.
+	e2e_lock=$e2e_dir/e2e.lock
+	e2e_n=0
+	until mkdir "$e2e_lock" 2>/dev/null; do
+		e2e_holder=$(cat "$e2e_lock/pid" 2>/dev/null || :)
+		if [ -n "$e2e_holder" ] && ! kill -0 "$e2e_holder" 2>/dev/null; then
+			rm -rf "$e2e_lock"
+			continue
+		fi
+		e2e_n=$((e2e_n + 1))
+		[ "$e2e_n" -lt 1800 ] || e2e_bail "sandbox lock $e2e_lock held for 30 min (pid $e2e_holder)"
+		sleep 1
+	done
+	echo $$ >"$e2e_lock/pid"
+	e2e_log=$e2e_dir/logs/e2e-setup.log
+	echo "# sandbox: build (if needed) and up --lab; log in $e2e_log"
+	if sh "$e2e_root/sandbox/up.sh" --lab >"$e2e_log" 2>&1; then
+		rm -rf "$e2e_lock"
+	else
+		rm -rf "$e2e_lock"
+		tail -n 30 "$e2e_log" | sed 's/^/# /'
+		e2e_bail "sandbox could not be started (see $e2e_log)"
+	fi
+	KUBECONFIG=$e2e_dir/kubeconfig
+	PATH=$e2e_dir/bin:$PATH
+	export KUBECONFIG PATH
+	[ "$(command -v kubectl)" = "$e2e_dir/bin/kubectl" ] ||
+		e2e_bail "kubectl resolves to $(command -v kubectl), not $e2e_dir/bin/kubectl"
+}
+
+e2e_reset_lab() {
+	kubectl delete namespace gpu-drv --ignore-not-found --wait=true --timeout=90s >/dev/null ||
+		{ echo "# e2e_reset_lab: namespace gpu-drv not gone after 90s" && return 1; }
+	for n in $(kubectl get nodes -o name | sed 's|^node/||'); do
+		case $n in lab-node-[012]) continue ;; esac
+		[ "$(kubectl get node "$n" -o jsonpath='{.metadata.annotations.kwok\.x-k8s\.io/node}')" = fake ] &&
+			kubectl delete node "$n" --wait=true --timeout=60s >/dev/null
+	done
+	for n in lab-node-0 lab-node-1 lab-node-2; do
+		kubectl get node "$n" >/dev/null 2>&1 ||
+			sed "s/@NAME@/$n/g" "$e2e_root/sandbox/node.yaml.in" | kubectl apply -f - >/dev/null || return 1
+		# shellcheck disable=SC2016 # a go-template, not shell
+		e2e_drop=$(kubectl get node "$n" -o go-template='{{range $k, $v := .metadata.labels}}{{$k}}{{"\n"}}{{end}}' |
+			grep -E '^(nvidia\.com|feature\.node\.kubernetes\.io)/' | sed 's/$/-/')
+		# shellcheck disable=SC2086 # one argument per label key
+		[ -z "$e2e_drop" ] || kubectl label node "$n" $e2e_drop >/dev/null || return 1
+		kubectl uncordon "$n" >/dev/null || return 1
+	done
+	kubectl wait --for=condition=Ready node/lab-node-0 node/lab-node-1 node/lab-node-2 --timeout=90s >/dev/null
+}
