@@ -30,6 +30,10 @@ find_tool() {
 labels2tag=$(find_tool labels2tag)
 matrix_grep=$(find_tool matrix-grep)
 kubectl=${KUBECTL:-kubectl}
+# Every request is bounded: a hung API server must not hang cron.
+kc() {
+	"$kubectl" --request-timeout="${GPUDRV_REQUEST_TIMEOUT:-60s}" "$@"
+}
 
 matrix=${GPUDRV_MATRIX:-$here/support-matrix.csv}
 prom=
@@ -130,7 +134,7 @@ sel=nvidia.com/gpu.present=true
 [ -z "$selector" ] || sel=$sel,$selector
 # One fresh list call (--chunk-size=0: not pages of 500), whose failure must
 # never read as an empty, healthy fleet.
-if ! "$kubectl" get nodes -l "$sel" --chunk-size=0 -o json >"$tmp/nodes" 2>"$tmp/err"; then
+if ! kc get nodes -l "$sel" --chunk-size=0 -o json >"$tmp/nodes" 2>"$tmp/err"; then
 	say "cannot list the GPU nodes; kubectl said:"
 	sed 's/^/    /' "$tmp/err" >&2
 	fail "no audit was made"

@@ -29,6 +29,10 @@ find_tool() {
 labels2tag=$(find_tool labels2tag)
 matrix_grep=$(find_tool matrix-grep)
 kubectl=${KUBECTL:-kubectl}
+# Every request is bounded: a hung API server must not hang cron.
+kc() {
+	"$kubectl" --request-timeout="${GPUDRV_REQUEST_TIMEOUT:-60s}" "$@"
+}
 matrix=${GPUDRV_MATRIX:-$here/support-matrix.csv}
 
 while [ $# -gt 0 ]; do
@@ -45,7 +49,7 @@ trap 'rm -rf "$tmp"' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-if ! "$kubectl" get nodes -l nvidia.com/gpu.present=true --chunk-size=0 -o json >"$tmp/nodes" 2>"$tmp/err"; then
+if ! kc get nodes -l nvidia.com/gpu.present=true --chunk-size=0 -o json >"$tmp/nodes" 2>"$tmp/err"; then
 	say "cannot list the GPU nodes; kubectl said:"
 	sed 's/^/    /' "$tmp/err" >&2
 	exit 2

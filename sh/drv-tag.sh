@@ -25,6 +25,10 @@ else
 	die "labels2tag not found beside $0 nor on PATH"
 fi
 kubectl=${KUBECTL:-kubectl}
+# Every request is bounded: a hung API server must not hang cron.
+kc() {
+	"$kubectl" --request-timeout="${GPUDRV_REQUEST_TIMEOUT:-60s}" "$@"
+}
 
 branch=
 kernel=
@@ -52,7 +56,7 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 # A failed kubectl must never read as a node without labels.
-if ! "$kubectl" get node "$node" -o json >"$tmp" 2>"$tmp.err"; then
+if ! kc get node "$node" -o json >"$tmp" 2>"$tmp.err"; then
 	if grep -q '(NotFound)' "$tmp.err"; then
 		die "node $node not found in the cluster"
 	fi

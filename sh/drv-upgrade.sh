@@ -40,6 +40,10 @@ matrix_grep=$(find_tool matrix-grep)
 pdb_check=$(find_tool pdb-check)
 drv_audit=$(find_tool drv-audit.sh)
 kubectl=${KUBECTL:-kubectl}
+# Every request is bounded: a hung API server must not hang cron.
+kc() {
+	"$kubectl" --request-timeout="${GPUDRV_REQUEST_TIMEOUT:-60s}" "$@"
+}
 
 lab=0
 matrix=${GPUDRV_MATRIX:-$here/support-matrix.csv}
@@ -92,19 +96,22 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/drv-upgrade.XXXXXX")
 phase=none       # none, cordoned, drained, finished: what the failure path must undo
 prev_state=      # the state label before we touched it
 we_cordoned=0
+cordoned=0       # 1 from our cordon until the node is schedulable again
 trap 'rm -rf "$tmp"' EXIT
 trap 'on_fail "interrupted" 2' INT TERM
 
 # field JSONPATH: one field of the node, fresh from the API.
 field() {
-	"$kubectl" get node "$node" -o "jsonpath=$1" 2>"$tmp/err"
+	kc get node "$node" -o "jsonpath=$1" 2>"$tmp/err"
 }
 
+cur_state=      # the state label as we last set it (or found it)
 set_state() {
-	if ! "$kubectl" label node "$node" --overwrite "$STATE=$1" >/dev/null 2>"$tmp/err"; then
+	if ! kc label node "$node" --overwrite "$STATE=$1" >/dev/null 2>"$tmp/err"; then
 		say "cannot set $STATE=$1 on $node: $(cat "$tmp/err")"
 		return 1
 	fi
+	cur_state=$1
 	say "$node: $STATE=$1"
 }
 
@@ -118,15 +125,16 @@ on_fail() {
 	case $phase in
 	none)
 		if [ -n "$prev_state" ]; then
-			"$kubectl" label node "$node" --overwrite "$STATE=$prev_state" >/dev/null 2>&1
+			kc label node "$node" --overwrite "$STATE=$prev_state" >/dev/null 2>&1
 		else
-			"$kubectl" label node "$node" "$STATE-" >/dev/null 2>&1
+			kc label node "$node" "$STATE-" >/dev/null 2>&1
 		fi
 		say "$node: nothing was changed"
 		;;
 	cordoned)
 		# The driver is unchanged: the node can go back into service as it was.
-		if [ "$we_cordoned" = 1 ] && "$kubectl" uncordon "$node" >/dev/null 2>&1; then
+		if [ "$we_cordoned" = 1 ] && kc uncordon "$node" >/dev/null 2>&1; then
+			cordoned=0
 			where="schedulable again (uncordoned)"
 		elif [ "$we_cordoned" = 1 ]; then
 			where="CORDONED: uncordon failed; run: kubectl uncordon $node"
@@ -134,27 +142,31 @@ on_fail() {
 			where="cordoned, as it was before the upgrade"
 		fi
 		set_state upgrade-failed >/dev/null 2>&1
-		say "$node: driver unchanged; the node is $where; $STATE=upgrade-failed"
+		say "$node: driver unchanged; the node is $where; $STATE=${cur_state:--}"
 		say "$node: pods already evicted are rescheduled by their controllers"
 		say "to resume: $resume"
 		;;
 	drained)
 		set_state upgrade-failed >/dev/null 2>&1
-		say "$node: the node is CORDONED and drained; driver labels say $(field "{.metadata.labels.nvidia\.com/cuda\.driver\.major}.{.metadata.labels.nvidia\.com/cuda\.driver\.minor}.{.metadata.labels.nvidia\.com/cuda\.driver\.rev}"); $STATE=upgrade-failed"
+		say "$node: the node is CORDONED and drained; $STATE=${cur_state:--}"
 		say "to resume: $resume"
 		say "to return it to service as it is: kubectl uncordon $node"
 		;;
 	esac
 	# Say what the API says now, so message and node agree.
-	now=$(field '{.spec.unschedulable} {.metadata.labels.nvidia\.com/gpu-driver-upgrade-state}') ||
-		now="unknown: the API did not answer"
-	say "$node: now: unschedulable=${now% *} state=${now#* }"
+	if now=$(field '{.spec.unschedulable} {.metadata.labels.nvidia\.com/gpu-driver-upgrade-state}'); then
+		say "$node: now: unschedulable=${now% *} state=${now#* }"
+	else
+		say "$node: now: unknown: the API did not answer; last known: $(
+			if [ "$cordoned" = 1 ]; then echo cordoned; else echo schedulable; fi), $STATE=${cur_state:--}"
+		say "when it answers, check with: kubectl get node $node --show-labels"
+	fi
 	rm -rf "$tmp"
 	exit "$2"
 }
 
 # Step 0: the node as it is.
-if ! "$kubectl" get node "$node" -o json >"$tmp/node" 2>"$tmp/err"; then
+if ! kc get node "$node" -o json >"$tmp/node" 2>"$tmp/err"; then
 	if grep -q '(NotFound)' "$tmp/err"; then
 		say "node $node not found in the cluster"
 	else
@@ -164,6 +176,7 @@ if ! "$kubectl" get node "$node" -o json >"$tmp/node" 2>"$tmp/err"; then
 	exit 2
 fi
 prev_state=$(field '{.metadata.labels.nvidia\.com/gpu-driver-upgrade-state}') || on_fail "kubectl failed: $(cat "$tmp/err")" 2
+cur_state=$prev_state
 unsched=$(field '{.spec.unschedulable}') || on_fail "kubectl failed: $(cat "$tmp/err")" 2
 initial=$(field '{.metadata.annotations.nvidia\.com/gpu-driver-upgrade\.node-initial-state\.unschedulable}') ||
 	on_fail "kubectl failed: $(cat "$tmp/err")" 2
@@ -196,7 +209,7 @@ esac
 # Step 2: headroom in every budget the drain would draw on.
 waited=0
 while :; do
-	if ! "$kubectl" get pdb,pods -A -o json >"$tmp/pp" 2>"$tmp/err"; then
+	if ! kc get pdb,pods -A -o json >"$tmp/pp" 2>"$tmp/err"; then
 		say "cannot list budgets and pods; kubectl said:"
 		sed 's/^/    /' "$tmp/err" >&2
 		exit 2
@@ -222,7 +235,7 @@ if [ "$initial" = true ]; then
 	we_cordoned=0
 elif [ "$unsched" = true ] && [ -z "$prev_state" ]; then
 	we_cordoned=0
-	"$kubectl" annotate node "$node" --overwrite "$INITIAL=true" >/dev/null 2>"$tmp/err" ||
+	kc annotate node "$node" --overwrite "$INITIAL=true" >/dev/null 2>"$tmp/err" ||
 		on_fail "cannot annotate: $(cat "$tmp/err")" 2
 else
 	we_cordoned=1
@@ -232,13 +245,14 @@ fi
 set_state upgrade-required || on_fail "the API refused a label" 2
 set_state cordon-required || on_fail "the API refused a label" 2
 phase=cordoned
-"$kubectl" cordon "$node" >/dev/null 2>"$tmp/err" || on_fail "cordon failed: $(cat "$tmp/err")" 2
+kc cordon "$node" >/dev/null 2>"$tmp/err" || on_fail "cordon failed: $(cat "$tmp/err")" 2
+cordoned=1
 set_state pod-deletion-required || on_fail "the API refused a label" 2
 set_state drain-required || on_fail "the API refused a label" 2
 say "$node: kubectl drain --timeout=${drain_timeout}s"
 {
 	rc=0
-	"$kubectl" drain "$node" --ignore-daemonsets --delete-emptydir-data \
+	kc drain "$node" --ignore-daemonsets --delete-emptydir-data \
 		--timeout="${drain_timeout}s" 2>&1 || rc=$?
 	echo "$rc" >"$tmp/drain.rc"
 } | tee "$tmp/drain.out" | sed 's/^/    /' >&2
@@ -251,11 +265,11 @@ phase=drained
 set_state pod-restart-required || on_fail "the API refused a label" 2
 if [ "$lab" = 1 ]; then
 	# The lab has no driver: loading it is the change of the three labels.
-	"$kubectl" label node "$node" --overwrite "$L_MAJOR=$major" "$L_MINOR=$minor" "$L_REV=$rev" \
+	kc label node "$node" --overwrite "$L_MAJOR=$major" "$L_MINOR=$minor" "$L_REV=$rev" \
 		>/dev/null 2>"$tmp/err" || on_fail "cannot set the driver labels: $(cat "$tmp/err")" 2
 else
 	# The driver pod on the node restarts with the new image.
-	"$kubectl" delete pod -n "$driver_ns" -l "$driver_sel" --field-selector "spec.nodeName=$node" \
+	kc delete pod -n "$driver_ns" -l "$driver_sel" --field-selector "spec.nodeName=$node" \
 		--wait=false >"$tmp/del" 2>"$tmp/err" || on_fail "cannot restart the driver pod: $(cat "$tmp/err")" 2
 	grep -q . "$tmp/del" || say "$node: warning: no driver pod ($driver_sel in $driver_ns) on the node"
 fi
@@ -274,11 +288,12 @@ say "$node: the node reports driver $version"
 
 set_state uncordon-required || on_fail "the API refused a label" 2
 if [ "$we_cordoned" = 1 ]; then
-	"$kubectl" uncordon "$node" >/dev/null 2>"$tmp/err" || on_fail "uncordon failed: $(cat "$tmp/err")" 2
+	kc uncordon "$node" >/dev/null 2>"$tmp/err" || on_fail "uncordon failed: $(cat "$tmp/err")" 2
+	cordoned=0
 else
 	say "$node: left cordoned: it was unschedulable before the upgrade began"
 fi
-"$kubectl" annotate node "$node" "$INITIAL-" >/dev/null 2>&1 || :
+kc annotate node "$node" "$INITIAL-" >/dev/null 2>&1 || :
 set_state upgrade-done || on_fail "the API refused a label" 2
 phase=finished
 

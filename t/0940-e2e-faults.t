@@ -1,0 +1,150 @@
+#!/bin/sh
+# End to end: the cluster fails under the scripts.  RBAC forbids what they
+# need, a kubeconfig trusts the wrong CA, the API server stops answering in
+# the middle of an upgrade.  Never OK, never a silent cordon.
+. "$(dirname "$0")/lib.sh"
+. "$T/e2e.sh"
+e2e_setup
+e2e_reset_lab || { echo "Bail out! cannot reset the lab"; exit 1; }
+
+apiserver_pid=$(cat "$e2e_dir/state/kube-apiserver.pid")
+# Whatever happens, the API server is not left stopped for the next test.
+trap 'kill -CONT "$apiserver_pid" 2>/dev/null; rm -rf "$SCRATCH"' EXIT
+
+facts() {
+	kubectl label node "$1" --overwrite nvidia.com/gpu.present=true \
+		nvidia.com/cuda.driver.major="$2" nvidia.com/cuda.driver.minor="$3" \
+		nvidia.com/cuda.driver.rev="$4" feature.node.kubernetes.io/kernel-version.full="$5" \
+		feature.node.kubernetes.io/system-os_release.ID="$6" \
+		feature.node.kubernetes.io/system-os_release.VERSION_ID="$7" >/dev/null
+}
+facts lab-node-0 550 90 07 5.15.0-119-generic ubuntu 22.04
+facts lab-node-1 535 183 06 5.15.0-107-generic ubuntu 22.04
+facts lab-node-2 550 90 07 6.8.0-45-generic ubuntu 24.04
+M=$PWD/matrix.csv
+{ cat "$ROOT/lab/support-matrix.csv"; echo 550,5.15.0-107-generic,ubuntu22.04; } >"$M"
+node1() { kubectl get node lab-node-1 -o 'jsonpath={.metadata.labels}{.metadata.annotations}{.spec}'; }
+
+# sa_kubeconfig NAME: a kubeconfig for service account NAME (default namespace).
+sa_kubeconfig() {
+	kubectl create serviceaccount "$1" >/dev/null 2>&1 || :
+	token=$(kubectl create token "$1" --duration=10m)
+	kubectl config view --raw --minify -o 'jsonpath={.clusters[0].cluster.certificate-authority-data}' |
+		base64 -d >ca.crt
+	server=$(kubectl config view --raw --minify -o 'jsonpath={.clusters[0].cluster.server}')
+	KUBECONFIG=$PWD/$1.kubeconfig kubectl config set-cluster sandbox --server="$server" \
+		--certificate-authority=ca.crt --embed-certs >/dev/null
+	KUBECONFIG=$PWD/$1.kubeconfig kubectl config set-credentials "$1" --token="$token" >/dev/null
+	KUBECONFIG=$PWD/$1.kubeconfig kubectl config set-context sa --cluster=sandbox --user="$1" >/dev/null
+	KUBECONFIG=$PWD/$1.kubeconfig kubectl config use-context sa >/dev/null
+}
+
+# A service account with no rights at all.
+sa_kubeconfig gpudrv-nobody
+KUBECONFIG=$PWD/gpudrv-nobody.kubeconfig t_run drv-audit.sh -m "$M"
+t_rc 2 "drv-audit.sh when RBAC forbids listing nodes"
+t_out "prints nothing on stdout, never OK"
+t_grep "relays the API's refusal" err 'nodes is forbidden: User "system:serviceaccount:default:gpudrv-nobody" cannot list resource "nodes"'
+KUBECONFIG=$PWD/gpudrv-nobody.kubeconfig t_run drv-tag.sh lab-node-1
+t_rc 2 "drv-tag.sh when RBAC forbids reading the node"
+t_out "prints no tag"
+KUBECONFIG=$PWD/gpudrv-nobody.kubeconfig t_run drv-states.sh -m "$M"
+t_rc 2 "drv-states.sh when RBAC forbids listing nodes"
+t_out "prints nothing on stdout"
+node1 >before
+KUBECONFIG=$PWD/gpudrv-nobody.kubeconfig t_run drv-upgrade.sh -L -m "$M" lab-node-1 550.90.07
+t_rc 2 "drv-upgrade.sh when RBAC forbids reading the node"
+t_grep "says it cannot read the node" err "drv-upgrade.sh: cannot read node lab-node-1; kubectl said:"
+node1 >after
+t_cmp "the node is untouched" before after
+
+# Nodes may be read, but budgets and pods may not: step 2 cannot look.
+kubectl create clusterrole gpudrv-node-reader --verb=get,list --resource=nodes >/dev/null 2>&1 || :
+kubectl create clusterrolebinding gpudrv-node-reader --clusterrole=gpudrv-node-reader \
+	--serviceaccount=default:gpudrv-reader >/dev/null 2>&1 || :
+sa_kubeconfig gpudrv-reader
+KUBECONFIG=$PWD/gpudrv-reader.kubeconfig t_run drv-audit.sh -m "$M"
+t_rc 0 "drv-audit.sh needs nothing but reading nodes"
+t_out "OK" OK
+KUBECONFIG=$PWD/gpudrv-reader.kubeconfig t_run drv-upgrade.sh -L -m "$M" lab-node-1 550.90.07
+t_rc 2 "drv-upgrade.sh when RBAC forbids listing budgets and pods"
+t_grep "says it cannot look at the budgets" err "drv-upgrade.sh: cannot list budgets and pods; kubectl said:"
+node1 >after
+t_cmp "the node is untouched: no drain without knowing the budgets" before after
+
+# A kubeconfig that trusts another CA.
+openssl req -x509 -newkey rsa:2048 -nodes -subj /CN=other -keyout other.key -out other.crt -days 1 >/dev/null 2>&1
+sed "s|certificate-authority-data: .*|certificate-authority-data: $(base64 -w0 other.crt)|" "$KUBECONFIG" >wrongca.kubeconfig
+KUBECONFIG=$PWD/wrongca.kubeconfig t_run drv-audit.sh -m "$M"
+t_rc 2 "drv-audit.sh with a kubeconfig trusting the wrong CA"
+t_out "prints nothing on stdout"
+t_grep "relays the certificate error" err "certificate signed by unknown authority"
+
+# The API server stops answering in the middle of the drain.
+cat >kubectl-stop <<'EOF2'
+#!/bin/sh
+# kubectl, but a drain first stops the API server (SIGSTOP: it hangs).
+case " $* " in *" drain "*) kill -STOP "$APISERVER_PID" ;; esac
+exec kubectl "$@"
+EOF2
+chmod +x kubectl-stop
+APISERVER_PID=$apiserver_pid KUBECTL=$PWD/kubectl-stop GPUDRV_REQUEST_TIMEOUT=3s \
+	t_run drv-upgrade.sh -L -m "$M" -t 30 lab-node-1 550.90.07
+kill -CONT "$apiserver_pid"
+t_rc 1 "drv-upgrade.sh whose drain meets a dead API server"
+t_grep "says the uncordon failed and the node is still cordoned" err \
+	"lab-node-1: driver unchanged; the node is CORDONED: uncordon failed; run: kubectl uncordon lab-node-1"
+t_grep "says the API did not answer, with the last known state" err \
+	"lab-node-1: now: unknown: the API did not answer; last known: cordoned, nvidia.com/gpu-driver-upgrade-state=drain-required"
+until kubectl get --raw /readyz >/dev/null 2>&1; do sleep 1; done
+t_run kubectl get node lab-node-1 -o 'jsonpath={.spec.unschedulable}/{.metadata.labels.nvidia\.com/gpu-driver-upgrade-state}/{.metadata.labels.nvidia\.com/cuda\.driver\.major}'
+t_val "and the node agrees once the API answers: cordoned, drain-required, driver 535" true/drain-required/535
+t_run drv-upgrade.sh -L -m "$M" -t 30 lab-node-1 550.90.07
+t_rc 0 "the command it named resumes the upgrade"
+t_run kubectl get node lab-node-1 -o 'jsonpath={.spec.unschedulable}/{.metadata.labels.nvidia\.com/gpu-driver-upgrade-state}'
+t_val "and ends with the node schedulable: it was before the first attempt" /upgrade-done
+
+# SIGTERM to the whole upgrade (as a service manager stops a unit) in the
+# middle of a drain that cannot finish: the same path as a failure.
+kubectl create namespace gpu-drv >/dev/null
+until kubectl -n gpu-drv get serviceaccount default >/dev/null 2>&1; do sleep 1; done
+kubectl -n gpu-drv apply -f - >/dev/null <<'EOF2'
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: holder}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: holder}}
+  template:
+    metadata:
+      labels: {app: holder}
+      finalizers: [gpudrv.test/hold]
+    spec:
+      nodeSelector: {kubernetes.io/hostname: lab-node-1}
+      containers: [{name: c, image: busybox}]
+EOF2
+until [ "$(kubectl -n gpu-drv get pods -l app=holder --field-selector=status.phase=Running -o name | wc -l)" -eq 1 ]; do sleep 1; done
+setsid drv-upgrade.sh -L -m "$M" -t 60 lab-node-1 550.127.05 >up.out 2>up.err &
+up=$!
+until grep -q 'kubectl drain --timeout' up.err; do sleep 1; done
+sleep 2
+/bin/kill -s TERM -- "-$up"
+rc=0
+wait "$up" || rc=$?
+cp up.err err
+t_rc 2 "drv-upgrade.sh stopped by SIGTERM during the drain"
+t_grep "says it was interrupted" err "drv-upgrade.sh: lab-node-1: interrupted"
+t_grep "puts the node back in service: the driver is unchanged" err \
+	"lab-node-1: driver unchanged; the node is schedulable again (uncordoned); nvidia.com/gpu-driver-upgrade-state=upgrade-failed"
+t_grep "and ends with the node's state from the API" err "lab-node-1: now: unschedulable= state=upgrade-failed"
+t_run kubectl get node lab-node-1 -o 'jsonpath={.spec.unschedulable}/{.metadata.labels.nvidia\.com/gpu-driver-upgrade-state}/{.metadata.labels.nvidia\.com/cuda\.driver\.minor}'
+t_val "and the node agrees" /upgrade-failed/90
+for p in $(kubectl -n gpu-drv get pods -l app=holder -o name); do
+	kubectl -n gpu-drv patch "$p" --type=json -p '[{"op":"remove","path":"/metadata/finalizers"}]' >/dev/null 2>&1 || :
+done
+
+kubectl delete clusterrolebinding gpudrv-node-reader >/dev/null 2>&1 || :
+kubectl delete clusterrole gpudrv-node-reader >/dev/null 2>&1 || :
+kubectl delete serviceaccount gpudrv-nobody gpudrv-reader >/dev/null 2>&1 || :
+e2e_reset_lab >/dev/null 2>&1 || :
+t_done
