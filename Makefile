@@ -15,7 +15,7 @@ ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wpedantic -Werror
 
 CMDS    = labels2tag matrix-grep pdb-check report-fmt
 SCRIPTS = drv-tag.sh drv-audit.sh drv-upgrade.sh drv-states.sh drv-lab.sh
-COMMON  = common/err.o common/input.o common/doc.o common/tag.o common/node.o common/strset.o common/lines.o common/matrix.o common/selector.o
+COMMON  = common/err.o common/input.o common/doc.o common/jstream.o common/tag.o common/node.o common/strset.o common/lines.o common/matrix.o common/selector.o
 
 BINS = $(CMDS:%=bin/%) $(SCRIPTS:%=bin/%)
 
@@ -64,6 +64,11 @@ check-asan:
 check-valgrind: all
 	GPUDRV_VALGRIND=1 GPUDRV_E2E=0 prove $(PROVE_FLAGS) t/
 
+# AFL++ against every parser for FUZZ_SECONDS each (default 600); see fuzz/run.sh.
+fuzz:
+	@sh .ci/deps fuzz
+	@sh fuzz/run.sh
+
 sandbox:
 	@sh sandbox/up.sh
 
@@ -86,4 +91,15 @@ install: all
 clean:
 	rm -rf bin common/*.o common/*.a .asan
 
-.PHONY: all check check-asan check-valgrind clean install deps-ok lab sandbox sandbox-lab sandbox-down
+.PHONY: all check check-asan check-valgrind clean fuzz install deps-ok lab sandbox sandbox-lab sandbox-down
+
+# Benchmarks (bench/README.md): generated inputs and results stay in bench/out.
+bench/out/gen-nodes: bench/gen-nodes.c
+	@mkdir -p bench/out
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ bench/gen-nodes.c
+
+bench: all bench/out/gen-nodes
+	@sh .ci/deps bench
+	@sh bench/run.sh
+
+.PHONY: bench

@@ -44,6 +44,44 @@ const cJSON *j_path(const cJSON *obj, const char *dotted); /* "metadata.name" */
 int j_int(const cJSON *obj, const char *key, long *out);   /* integral number: 1 */
 const char *j_type(const cJSON *item);                     /* "string", "object", ... */
 
+/*
+ * Streaming: an input read a chunk at a time (memory does not grow with its
+ * size), and of a kubectl document only the members that are asked for.
+ * reader_open reads up to the first non-space byte: reader_is_json tells the
+ * format as doc_parse does.  The scanners hand each item of the top-level
+ * "items" list to item(), as an object of the asked-for keys only (a
+ * non-object item whole), and free it after; they return the top-level
+ * object likewise, its "items" an empty list if it was one, or NULL if the
+ * top level is not a mapping.  Every byte is checked as strictly as
+ * doc_parse checks it, with the same messages: both die on bad input.
+ */
+struct reader {
+	int fd;
+	const char *name; /* "<stdin>" or the path, for messages */
+	char *buf;        /* the current chunk */
+	size_t len, cap;  /* bytes in buf, and its size */
+	size_t pos;       /* bytes of buf already handed out (YAML) */
+	size_t off;       /* input offset of buf[0] */
+	int eof;
+};
+/* Members to keep; sub: of an object value keep only these, NULL: all of it. */
+struct kspec {
+	const char *key; /* NULL ends the list */
+	const struct kspec *sub;
+};
+struct stream_cb {
+	const struct kspec *keys;
+	void (*item)(cJSON *item, size_t index, void *arg);
+	void *arg;
+};
+void reader_open(struct reader *r, const char *path); /* dies on error or empty input */
+int reader_is_json(const struct reader *r);
+size_t reader_next(struct reader *r); /* the next chunk into buf; 0 at the end */
+void reader_close(struct reader *r);
+cJSON *json_stream(struct reader *r, const struct stream_cb *cb); /* jstream.c */
+cJSON *yaml_stream(struct reader *r, const struct stream_cb *cb); /* doc.c */
+void json_check(const struct input *in); /* jstream.c: what doc_parse checks JSON with */
+
 /* tag.c: the precompiled driver image tag, built in exactly one place. */
 #define TAG_MAX 128
 #define L_PRESENT "nvidia.com/gpu.present"
@@ -84,6 +122,21 @@ int node_unschedulable(const cJSON *node);
 /* Calls fn for each Node of a Node, NodeList or List document; dies on a non-Node item. */
 typedef void (*node_fn)(const cJSON *node, size_t index, void *arg);
 size_t nodes_each(const cJSON *doc, const char *docname, int *was_list, node_fn fn, void *arg);
+/*
+ * The same, streamed (node.c): each Node holds only its kind, metadata.name,
+ * the labels of tag.c (L_*) and, if want_spec, spec.unschedulable.  fn is called as items come, before the list is known to
+ * be good (its kind comes after its items in kubectl's key order), so callers
+ * buffer what they print until nodes_stream returns; discard (may be NULL)
+ * is called if what fn was given must be forgotten (a Node with an "items"
+ * member).  *was_list is right whenever fn is called.  Dies as doc_parse and nodes_each do, with the same messages.
+ */
+struct node_stream {
+	node_fn fn;
+	void (*discard)(void *arg);
+	void *arg;
+	int want_spec;
+};
+size_t nodes_stream(const char *path, const struct node_stream *ns, int *was_list);
 
 /* matrix.c: the set of tags that exist (CSV matrix, tag list, or skopeo JSON). */
 struct matrix;

@@ -1,7 +1,11 @@
 /* Reading a whole input, and turning byte offsets into line:column. */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gpudrv.h"
 
@@ -62,4 +66,93 @@ input_where(const struct input *in, size_t off, size_t *line, size_t *col)
 	}
 	*line = l;
 	*col = c;
+}
+
+/*
+ * Chunked reading for the streaming scanners: 1 MiB at a time, so memory
+ * stays flat however long the input.  Only leading white space (format
+ * detection needs the first byte after it) can make the buffer grow.
+ */
+#define CHUNK (1 << 20)
+
+static size_t
+read_some(struct reader *r, char *buf, size_t n)
+{
+	ssize_t got;
+
+	do
+		got = read(r->fd, buf, n);
+	while (got < 0 && errno == EINTR);
+	if (got < 0)
+		die("read error on %s:", r->name);
+	if (got == 0)
+		r->eof = 1;
+	return (size_t)got;
+}
+
+static size_t
+first_byte(const struct reader *r)
+{
+	size_t i = 0;
+
+	if (r->len >= 3 && memcmp(r->buf, "\xef\xbb\xbf", 3) == 0)
+		i = 3;
+	while (i < r->len && isspace((unsigned char)r->buf[i]))
+		i++;
+	return i;
+}
+
+void
+reader_open(struct reader *r, const char *path)
+{
+	memset(r, 0, sizeof *r);
+	if (path == NULL || strcmp(path, "-") == 0) {
+		r->fd = 0;
+		r->name = "<stdin>";
+	} else {
+		r->fd = open(path, O_RDONLY);
+		if (r->fd < 0)
+			die("cannot open %s:", path);
+		r->name = path;
+	}
+	r->cap = CHUNK;
+	r->buf = xmalloc(r->cap);
+	while (!r->eof && (r->len < 3 || first_byte(r) == r->len)) {
+		if (r->len == r->cap)
+			r->buf = xrealloc(r->buf, r->cap *= 2);
+		r->len += read_some(r, r->buf + r->len, r->cap - r->len);
+	}
+	if (first_byte(r) == r->len)
+		die("%s: empty input: expected kubectl JSON or YAML", r->name);
+}
+
+int
+reader_is_json(const struct reader *r)
+{
+	size_t i = first_byte(r);
+
+	return i < r->len && (r->buf[i] == '{' || r->buf[i] == '[');
+}
+
+/* The next chunk into buf, replacing what it held; 0 at the end. */
+size_t
+reader_next(struct reader *r)
+{
+	r->off += r->len;
+	r->len = 0;
+	r->pos = 0;
+	if (r->fd < 0 || r->eof)
+		return 0;
+	r->len = read_some(r, r->buf, r->cap);
+	return r->len;
+}
+
+void
+reader_close(struct reader *r)
+{
+	if (r->fd > 0)
+		close(r->fd);
+	if (r->fd >= 0)
+		free(r->buf);
+	r->buf = NULL;
 }

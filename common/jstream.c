@@ -1,0 +1,654 @@
+/*
+ * Strict JSON, a chunk at a time.  Every byte is checked (RFC 8259 grammar,
+ * string escapes, cJSON's surrogate rules), but only asked-for members are
+ * copied out and handed to cJSON; the rest (status.images, ...) is skipped.
+ * doc_parse checks its JSON with the same code (json_check), so the whole-tree
+ * path and the streaming one give the same message for the same bad input.
+ *
+ * Newlines are counted while skipping white space: anywhere else a raw newline
+ * is an error, so the count is exact at every error.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpudrv.h"
+
+/* Below cJSON's nesting limit (1000): what passes here, cJSON parses. */
+#define DEPTH_MAX 500
+
+struct js {
+	struct reader *r;
+	const char *p, *e;   /* the unread bytes of r->buf */
+	size_t line, lstart; /* current line (1-based) and input offset of its start */
+	int depth;
+	int capturing;       /* copying bytes from cfrom on into cbuf */
+	const char *cfrom;
+	char *cbuf;
+	size_t clen, ccap;
+	const struct stream_cb *cb;
+};
+
+static void
+jtrunc(struct js *s)
+{
+	die("%s: truncated JSON: input ends inside a value (%zu bytes read)", s->r->name,
+	    s->r->off + s->r->len);
+}
+
+static void
+jbad(struct js *s, const char *p)
+{
+	size_t col = s->r->off + (size_t)(p - s->r->buf) - s->lstart + 1;
+	char near[2] = { *p, '\0' };
+
+	if (*p == '\0')
+		die("%s:%zu:%zu: NUL byte in JSON input", s->r->name, s->line, col);
+	die("%s:%zu:%zu: malformed JSON near %s", s->r->name, s->line, col, qstr(near));
+}
+
+/*
+ * What is copied out is a kind, a name, a label, a flag: Kubernetes caps label
+ * values at 63 bytes and names at 253.  A larger one is not kubectl output,
+ * and refusing it keeps memory bounded whatever the input holds.
+ */
+#define CAPTURE_MAX 65536
+
+static void
+cappend(struct js *s, const char *from, size_t n)
+{
+	if (s->clen + n > CAPTURE_MAX)
+		die("%s:%zu: a key or value gpudrv reads is over %d bytes: not kubectl output",
+		    s->r->name, s->line, CAPTURE_MAX);
+	if (s->clen + n + 1 > s->ccap) {
+		while (s->clen + n + 1 > s->ccap)
+			s->ccap = s->ccap ? s->ccap * 2 : 4096;
+		s->cbuf = xrealloc(s->cbuf, s->ccap);
+	}
+	memcpy(s->cbuf + s->clen, from, n);
+	s->clen += n;
+	s->cbuf[s->clen] = '\0';
+}
+
+/* The next chunk, s->p having reached s->e; 0 at the end of the input. */
+static int
+jfill(struct js *s)
+{
+	if (s->capturing) {
+		cappend(s, s->cfrom, (size_t)(s->e - s->cfrom));
+		s->cfrom = s->r->buf;
+	}
+	reader_next(s->r);
+	s->p = s->r->buf;
+	s->e = s->r->buf + s->r->len;
+	return s->r->len > 0;
+}
+
+/*
+ * Eight bytes at a time: zero_bytes() has the high bit set in exactly the
+ * bytes of x that are zero.  On little-endian machines the first such byte is
+ * found with ctz; elsewhere the bytes are looked at one by one.
+ */
+#define ONES 0x0101010101010101ULL
+#define LOW7 0x7f7f7f7f7f7f7f7fULL
+
+static uint64_t
+zero_bytes(uint64_t x)
+{
+	return ~(((x & LOW7) + LOW7) | x | LOW7);
+}
+
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define FIRST_BYTE(m) ((size_t)__builtin_ctzll(m) / 8)
+#endif
+
+/* The next byte that is not white space, not consumed; -1 at the end. */
+static int
+jws(struct js *s)
+{
+	for (;;) {
+		const char *p = s->p, *e = s->e;
+
+		while (p < e) {
+			switch (*p) {
+			case '\n':
+				s->line++;
+				s->lstart = s->r->off + (size_t)(p - s->r->buf) + 1;
+				p++;
+				/* the indentation, 8 bytes at a time */
+				while (e - p >= 8) {
+					uint64_t v, m;
+
+					memcpy(&v, p, 8);
+					m = ~zero_bytes(v ^ (ONES * ' ')) & ~LOW7;
+					if (m == 0) {
+						p += 8;
+						continue;
+					}
+#ifdef FIRST_BYTE
+					p += FIRST_BYTE(m);
+#endif
+					break;
+				}
+				continue;
+			case ' ': case '\t': case '\r':
+				p++;
+				continue;
+			}
+			s->p = p;
+			return (unsigned char)*p;
+		}
+		s->p = p;
+		if (!jfill(s))
+			return -1;
+	}
+}
+
+static int
+jnext(struct js *s)
+{
+	int c = jws(s);
+
+	if (c < 0)
+		jtrunc(s);
+	return c;
+}
+
+static int
+jget(struct js *s)
+{
+	if (s->p == s->e && !jfill(s))
+		jtrunc(s);
+	return (unsigned char)*s->p++;
+}
+
+static int
+jpeek(struct js *s)
+{
+	if (s->p == s->e && !jfill(s))
+		return -1;
+	return (unsigned char)*s->p;
+}
+
+static unsigned
+jhex4(struct js *s)
+{
+	unsigned v = 0;
+	int i, c;
+
+	for (i = 0; i < 4; i++) {
+		c = jget(s);
+		if (c >= '0' && c <= '9')
+			v = v << 4 | (unsigned)(c - '0');
+		else if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f')
+			v = v << 4 | (unsigned)((c | 0x20) - 'a' + 10);
+		else
+			jbad(s, s->p - 1);
+	}
+	return v;
+}
+
+/* After a backslash in a string.  Lone surrogates are refused, as cJSON does. */
+static void
+jesc(struct js *s)
+{
+	unsigned u;
+
+	switch (jget(s)) {
+	case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
+		return;
+	case 'u':
+		break;
+	default:
+		jbad(s, s->p - 1);
+	}
+	u = jhex4(s);
+	/* cJSON's strings end at a NUL: "a\u0000b" would read as "a". */
+	if (u == 0)
+		die("%s:%zu: \\u0000 (NUL) in a JSON string", s->r->name, s->line);
+	if (u >= 0xdc00 && u <= 0xdfff)
+		jbad(s, s->p - 1);
+	if (u >= 0xd800 && u <= 0xdbff) {
+		if (jget(s) != '\\')
+			jbad(s, s->p - 1);
+		if (jget(s) != 'u')
+			jbad(s, s->p - 1);
+		u = jhex4(s);
+		if (u < 0xdc00 || u > 0xdfff)
+			jbad(s, s->p - 1);
+	}
+}
+
+/*
+ * One UTF-8 sequence at s->p, whose lead byte is >= 0x80 (RFC 3629: no
+ * overlong forms, no surrogates, nothing above U+10FFFF).
+ */
+static void
+jutf8(struct js *s)
+{
+	size_t col = s->r->off + (size_t)(s->p - s->r->buf) - s->lstart + 1;
+	unsigned lo = 0x80, hi = 0xbf;
+	int c = jget(s), n;
+
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 1;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 2, lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 3, lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
+	else
+		n = -3; /* not a lead byte */
+	while (n-- > 0) {
+		c = jget(s);
+		if ((unsigned)c < lo || (unsigned)c > hi)
+			n = -2;
+		lo = 0x80, hi = 0xbf;
+	}
+	if (n < -1)
+		die("%s:%zu:%zu: invalid UTF-8 in a JSON string", s->r->name, s->line, col);
+}
+
+/* The rest of a string, after its opening quote. */
+static void
+jstr(struct js *s)
+{
+	for (;;) {
+		const char *p = s->p, *e = s->e;
+		uint64_t v, m;
+
+		while (e - p >= 8) {
+			memcpy(&v, p, 8);
+			/* '"', '\\', a control byte (top three bits clear) or non-ASCII */
+			m = zero_bytes(v ^ (ONES * '"')) | zero_bytes(v ^ (ONES * '\\')) |
+			    zero_bytes(v & (ONES * 0xe0)) | (v & (ONES * 0x80));
+			if (m == 0) {
+				p += 8;
+				continue;
+			}
+#ifdef FIRST_BYTE
+			p += FIRST_BYTE(m);
+#else
+			while (*p != '"' && *p != '\\' && (unsigned char)*p - 0x20u < 0x60u)
+				p++;
+#endif
+			goto found;
+		}
+		while (p < e && *p != '"' && *p != '\\' && (unsigned char)*p - 0x20u < 0x60u)
+			p++;
+		if (p < e) {
+found:
+			if ((unsigned char)*p >= 0x80) {
+				s->p = p;
+				jutf8(s);
+				continue;
+			}
+			s->p = p + 1;
+			if (*p == '"')
+				return;
+			if (*p != '\\')
+				jbad(s, p);
+			jesc(s);
+			continue;
+		}
+		s->p = p;
+		if (!jfill(s))
+			jtrunc(s);
+	}
+}
+
+static int
+digit(int c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static void
+jdigits(struct js *s)
+{
+	int c = jpeek(s);
+
+	if (c < 0)
+		jtrunc(s);
+	if (!digit(c))
+		jbad(s, s->p);
+	while (digit(c)) {
+		s->p++;
+		c = jpeek(s);
+	}
+}
+
+static void
+jnum(struct js *s)
+{
+	int c;
+
+	if (*s->p == '-')
+		s->p++;
+	c = jpeek(s);
+	if (c == '0') {
+		s->p++;
+	} else {
+		jdigits(s);
+	}
+	c = jpeek(s);
+	if (c == '.') {
+		s->p++;
+		jdigits(s);
+		c = jpeek(s);
+	}
+	if (c == 'e' || c == 'E') {
+		s->p++;
+		c = jpeek(s);
+		if (c == '+' || c == '-')
+			s->p++;
+		jdigits(s);
+	}
+}
+
+static void
+jlit(struct js *s, const char *w)
+{
+	for (; *w != '\0'; w++) {
+		if (s->p == s->e && !jfill(s))
+			jtrunc(s);
+		if (*s->p != *w)
+			jbad(s, s->p);
+		s->p++;
+	}
+}
+
+static void
+jdeeper(struct js *s)
+{
+	if (++s->depth > DEPTH_MAX)
+		die("%s:%zu:%zu: JSON nested too deep (more than %d levels)", s->r->name,
+		    s->line, s->r->off + (size_t)(s->p - s->r->buf) - s->lstart + 1, DEPTH_MAX);
+	s->p++;
+}
+
+typedef void member_fn(struct js *s, int key, void *ctx);
+
+static void jvalue(struct js *s);
+
+/*
+ * The members of the object at s->p, each value left to on() (which must
+ * consume it) with the index of its key in keys, or -1.  keys NULL: skip all.
+ */
+static void
+jobject(struct js *s, const struct kspec *keys, member_fn *on, void *ctx)
+{
+	int c, k;
+
+	jdeeper(s);
+	c = jnext(s);
+	if (c == '}')
+		goto done;
+	for (;;) {
+		if (c != '"')
+			jbad(s, s->p);
+		k = -1;
+		if (keys == NULL) {
+			s->p++;
+			jstr(s);
+		} else {
+			const char *name;
+			cJSON *dec = NULL;
+			size_t n;
+
+			/* the key, decoded as cJSON would (escapes; a \u0000 ends it) */
+			s->capturing = 1;
+			s->cfrom = s->p;
+			s->clen = 0;
+			s->p++;
+			jstr(s);
+			cappend(s, s->cfrom, (size_t)(s->p - s->cfrom));
+			s->capturing = 0;
+			if (memchr(s->cbuf, '\\', s->clen) != NULL) {
+				dec = cJSON_ParseWithLength(s->cbuf, s->clen);
+				name = cJSON_IsString(dec) ? dec->valuestring : "";
+				n = strlen(name);
+			} else {
+				name = s->cbuf + 1;
+				n = s->clen - 2;
+			}
+			for (k = 0; keys[k].key != NULL; k++)
+				if (n > 0 && keys[k].key[0] == name[0] &&
+				    strncmp(keys[k].key, name, n) == 0 && keys[k].key[n] == '\0')
+					break;
+			if (keys[k].key == NULL)
+				k = -1;
+			cJSON_Delete(dec);
+		}
+		if (jnext(s) != ':')
+			jbad(s, s->p);
+		s->p++;
+		if (on != NULL)
+			on(s, k, ctx);
+		else
+			jvalue(s);
+		c = jnext(s);
+		if (c == '}')
+			break;
+		if (c != ',')
+			jbad(s, s->p);
+		s->p++;
+		c = jnext(s);
+	}
+done:
+	s->p++;
+	s->depth--;
+}
+
+static void
+jarray_start(struct js *s)
+{
+	jdeeper(s);
+}
+
+/* After an array element: 1 if another follows, 0 at the closing bracket. */
+static int
+jarray_more(struct js *s)
+{
+	int c = jnext(s);
+
+	if (c == ',') {
+		s->p++;
+		return 1;
+	}
+	if (c != ']')
+		jbad(s, s->p);
+	s->p++;
+	s->depth--;
+	return 0;
+}
+
+/* One value, checked and skipped. */
+static void
+jvalue(struct js *s)
+{
+	int c = jnext(s);
+
+	switch (c) {
+	case '{':
+		jobject(s, NULL, NULL, NULL);
+		return;
+	case '[':
+		jarray_start(s);
+		if (jnext(s) == ']') {
+			s->p++;
+			s->depth--;
+			return;
+		}
+		do
+			jvalue(s);
+		while (jarray_more(s));
+		return;
+	case '"':
+		s->p++;
+		jstr(s);
+		return;
+	case 't':
+		jlit(s, "true");
+		return;
+	case 'f':
+		jlit(s, "false");
+		return;
+	case 'n':
+		jlit(s, "null");
+		return;
+	default:
+		if (c == '-' || digit(c)) {
+			jnum(s);
+			return;
+		}
+		jbad(s, s->p);
+	}
+}
+
+/* One value, checked, copied out and given to cJSON. */
+static cJSON *
+jcapture(struct js *s)
+{
+	cJSON *v;
+
+	jnext(s);
+	s->capturing = 1;
+	s->cfrom = s->p;
+	s->clen = 0;
+	jvalue(s);
+	cappend(s, s->cfrom, (size_t)(s->p - s->cfrom));
+	s->capturing = 0;
+	v = cJSON_ParseWithLengthOpts(s->cbuf, s->clen, NULL, 0);
+	if (v == NULL)
+		die("%s: JSON that cJSON does not read (line %zu)", s->r->name, s->line);
+	return v;
+}
+
+struct keep {
+	cJSON *obj;
+	const struct kspec *keys;
+};
+
+/* A member of an item or of the top level: kept if asked for; given twice, an error. */
+static void
+keep_member(struct js *s, int k, void *ctx)
+{
+	struct keep *kp = ctx, sub;
+	const char *key = k >= 0 ? kp->keys[k].key : NULL;
+
+	if (key == NULL) {
+		jvalue(s);
+		return;
+	}
+	/* Which of two values would count?  Either would be a guess. */
+	if (cJSON_GetObjectItemCaseSensitive(kp->obj, key) != NULL)
+		die("%s: duplicate key %s", s->r->name, qstr(key));
+	if (kp->keys[k].sub != NULL && jnext(s) == '{') {
+		sub.obj = cJSON_CreateObject();
+		sub.keys = kp->keys[k].sub;
+		jobject(s, sub.keys, keep_member, &sub);
+		cJSON_AddItemToObject(kp->obj, key, sub.obj);
+		return;
+	}
+	cJSON_AddItemToObject(kp->obj, key, jcapture(s));
+}
+
+/* The top level: the first "items", if a list, is streamed item by item. */
+static void
+top_member(struct js *s, int k, void *ctx)
+{
+	struct keep *kp = ctx, item;
+	size_t i = 0;
+
+	if (k < 0 || strcmp(kp->keys[k].key, "items") != 0 ||
+	    cJSON_GetObjectItemCaseSensitive(kp->obj, "items") != NULL) {
+		keep_member(s, k, ctx);
+		return;
+	}
+	if (jnext(s) != '[') {
+		cJSON_AddItemToObject(kp->obj, "items", jcapture(s));
+		return;
+	}
+	cJSON_AddItemToObject(kp->obj, "items", cJSON_CreateArray());
+	jarray_start(s);
+	if (jnext(s) == ']') {
+		s->p++;
+		s->depth--;
+		return;
+	}
+	item.keys = s->cb->keys;
+	do {
+		if (jnext(s) == '{') {
+			item.obj = cJSON_CreateObject();
+			jobject(s, item.keys, keep_member, &item);
+		} else {
+			item.obj = jcapture(s);
+		}
+		s->cb->item(item.obj, i++, s->cb->arg);
+		cJSON_Delete(item.obj);
+	} while (jarray_more(s));
+}
+
+static void
+jinit(struct js *s, struct reader *r)
+{
+	memset(s, 0, sizeof *s);
+	s->r = r;
+	s->p = r->buf;
+	s->e = r->buf + r->len;
+	s->line = 1;
+	if (r->len >= 3 && memcmp(r->buf, "\xef\xbb\xbf", 3) == 0)
+		s->p += 3;
+}
+
+/* After the top-level value: nothing but white space. */
+static void
+jend(struct js *s)
+{
+	if (jws(s) >= 0)
+		jbad(s, s->p);
+	free(s->cbuf);
+}
+
+cJSON *
+json_stream(struct reader *r, const struct stream_cb *cb)
+{
+	struct js s;
+	struct kspec top_keys[8];
+	struct keep top = { NULL, top_keys };
+	size_t i;
+
+	jinit(&s, r);
+	s.cb = cb;
+	/* the top level keeps what items keep, and "items" */
+	for (i = 0; cb->keys[i].key != NULL && i < 6; i++)
+		top_keys[i] = cb->keys[i];
+	top_keys[i].key = "items";
+	top_keys[i++].sub = NULL;
+	top_keys[i].key = NULL;
+	if (jnext(&s) == '{') {
+		top.obj = cJSON_CreateObject();
+		jobject(&s, top_keys, top_member, &top);
+	} else {
+		jvalue(&s);
+	}
+	jend(&s);
+	return top.obj;
+}
+
+void
+json_check(const struct input *in)
+{
+	struct reader r;
+	struct js s;
+
+	memset(&r, 0, sizeof r);
+	r.fd = -1;
+	r.name = in->name;
+	r.buf = in->data;
+	r.len = in->len;
+	r.eof = 1;
+	jinit(&s, &r);
+	jvalue(&s);
+	jend(&s);
+}

@@ -1,0 +1,161 @@
+#!/bin/sh
+# labels2tag streams its input; GPUDRV_WHOLE_TREE=1 parses it whole first.
+# Both must say exactly the same (stdout, stderr, exit status) of every
+# fixture, of generated kubectl-shaped lists, and of every kind of bad input.
+. "$(dirname "$0")/lib.sh"
+
+${CC:-cc} -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -o gen-nodes "$ROOT/bench/gen-nodes.c" ||
+	{ echo "1..0 # SKIP cannot build bench/gen-nodes.c"; exit 0; }
+GEN=$PWD/gen-nodes
+
+# same DESC ARGS...: the two paths agree on labels2tag ARGS ($STDIN: the
+# file given on standard input, /dev/null if unset).
+same() {
+	d=$1
+	shift
+	GPUDRV_WHOLE_TREE=1 labels2tag "$@" <"${STDIN:-/dev/null}" >w.out 2>w.err
+	wrc=$?
+	labels2tag "$@" <"${STDIN:-/dev/null}" >s.out 2>s.err
+	src=$?
+	if [ "$wrc" -eq "$src" ] && [ "$src" -lt 3 ] && cmp -s w.out s.out && cmp -s w.err s.err; then
+		t_ok 0 "$d"
+	else
+		t_ok 1 "$d"
+		echo "whole tree: exit $wrc; streamed: exit $src" | t_diag
+		diff -u w.out s.out | t_diag
+		diff -u w.err s.err | t_diag
+	fi
+}
+
+# cut FILE N OUT: the first N bytes of FILE; flip FILE N BYTES OUT: byte N
+# (0-based) replaced by BYTES (printf format).
+cut_at() { head -c "$2" "$1" >"$3"; }
+flip() {
+	# shellcheck disable=SC2059 # $3 is a printf format on purpose
+	{ head -c "$2" "$1"; printf "$3"; tail -c +"$(($2 + 2))" "$1"; } >"$4"
+}
+
+# Every fixture, with the options that change what is read.
+for f in "$DATA"/*.json "$DATA"/*.yaml; do
+	for o in "" -s -u "-s -u" -c; do
+		# shellcheck disable=SC2086 # $o is zero or more options
+		same "fixture $(basename "$f") ${o:-(no option)}" $o "$f"
+	done
+done
+STDIN=$DATA/lab-nodes.json same "a fixture on standard input" -
+STDIN=$DATA/lab-nodes.yaml same "a YAML fixture on standard input"
+
+# Generated lists, kubectl-shaped.
+for n in 1 7 40; do
+	"$GEN" "$n" >g.json
+	"$GEN" -y "$n" >g.yaml
+	same "generated JSON list of $n" g.json
+	same "generated JSON list of $n, -s -u" -s -u g.json
+	same "generated YAML list of $n" g.yaml
+	same "generated YAML list of $n, -s -u" -s -u g.yaml
+done
+"$GEN" -r 9 >raw.json
+same "a --raw NodeList (items without kind, compact)" raw.json
+"$GEN" -B 3 12 >broken.json
+"$GEN" -y -B 3 12 >broken.yaml
+same "generated list with broken labels" broken.json
+same "generated list with broken labels, -u" -u broken.json
+same "generated YAML list with broken labels, -u" -u broken.yaml
+labels2tag raw.json >raw.out
+t_ok $? "the --raw NodeList is read without error"
+t_grep "and gives its nodes' tags" raw.out '^gpu-node-00008 570-6.8.0-49-generic-ubuntu24.04$'
+
+# Truncated at many offsets: the whole-tree path and the stream must both say
+# truncated (or malformed) at the same place, and print nothing.
+"$GEN" 2 >two.json
+"$GEN" -y 2 >two.yaml
+size=$(wc -c <two.json)
+step=$((size / 40))
+[ "${GPUDRV_VALGRIND:-0}" = 1 ] && step=$((size / 10))
+off=1
+while [ "$off" -lt "$size" ]; do
+	cut_at two.json "$off" cut.json
+	same "JSON cut at byte $off of $size" cut.json
+	off=$((off + step))
+done
+for off in 1 2 3 5 16 30 31; do
+	cut_at two.json "$off" cut.json
+	same "JSON cut at byte $off" cut.json
+done
+size=$(wc -c <two.yaml)
+step=$((size / 25))
+[ "${GPUDRV_VALGRIND:-0}" = 1 ] && step=$((size / 8))
+off=1
+while [ "$off" -lt "$size" ]; do
+	cut_at two.yaml "$off" cut.yaml
+	same "YAML cut at byte $off of $size" cut.yaml
+	off=$((off + step))
+done
+
+# Malformed: one byte changed, in the skipped parts (status) and the kept ones.
+"$GEN" 1 >one.json
+for off in 0 4 20 300 1500 6000 9000 12000 20000; do
+	# shellcheck disable=SC1003 # a backslash, not an escaped quote
+	for b in ',' '}' ']' 'x' '\001' '\\' '"' '\000' ' '; do
+		flip one.json "$off" "$b" bad.json
+		same "JSON byte $off made $b" bad.json
+	done
+done
+for off in 0 3 25 200 2500 4000; do
+	for b in ':' '-' '[' '\t' '&' '*' '\000' "'"; do
+		"$GEN" -y 1 >one.yaml
+		flip one.yaml "$off" "$b" bad.yaml
+		same "YAML byte $off made $b" bad.yaml
+	done
+done
+
+# Documents that are not lists of Nodes, or are odd but valid.
+j() { printf '%s\n' "$1" >doc.json; same "$2" doc.json; }
+y() { printf '%s\n' "$1" >doc.yaml; same "$2" doc.yaml; }
+NODE='{"kind": "Node", "metadata": {"name": "a", "labels": {"nvidia.com/cuda.driver.major": "550", "feature.node.kubernetes.io/kernel-version.full": "6.8.0-45-generic", "feature.node.kubernetes.io/system-os_release.ID": "ubuntu", "feature.node.kubernetes.io/system-os_release.VERSION_ID": "24.04"}}}'
+BARE='{"metadata": {"name": "b", "labels": {"nvidia.com/cuda.driver.major": "535", "feature.node.kubernetes.io/kernel-version.full": "6.8.0-45-generic", "feature.node.kubernetes.io/system-os_release.ID": "ubuntu", "feature.node.kubernetes.io/system-os_release.VERSION_ID": "24.04"}}}'
+j "{\"items\": [$NODE, {\"kind\": \"Pod\"}], \"kind\": \"List\"}" "a Pod after a Node, kind last"
+j "{\"items\": [$NODE, $BARE], \"kind\": \"List\"}" "an item without kind in a List"
+j "{\"items\": [$NODE, $BARE], \"kind\": \"NodeList\"}" "an item without kind in a NodeList"
+j "{\"items\": [$BARE, {\"kind\": null}], \"kind\": \"NodeList\"}" "a null kind in a NodeList"
+j "{\"items\": [$NODE, 5, \"x\", [], null], \"kind\": \"List\"}" "items that are not objects"
+j "{\"items\": [$NODE], \"kind\": \"PodList\"}" "a PodList holding a Node"
+j "{\"items\": [$NODE]}" "a list without kind"
+j "{\"items\": [$NODE], \"kind\": 7}" "a kind that is a number"
+j "{\"items\": {}, \"kind\": \"List\"}" "items that are an object"
+j "{\"items\": null, \"kind\": \"List\"}" "null items"
+j "{\"kind\": \"List\"}" "no items"
+j "[$NODE]" "a top-level array"
+j "{\"items\": [$BARE], \"kind\": \"Node\", \"metadata\": {\"name\": \"top\", \"labels\": {}}}" "a Node with an items member"
+j "{\"items\": [$NODE], \"kind\": \"List\", \"kind\": \"Node\"}" "two kind members: refused"
+j "{\"items\": [$NODE], \"items\": [5], \"kind\": \"List\"}" "two items members: refused"
+j "{\"items\": [$NODE], \"kin\\u0064\": \"List\"}" "an escaped key"
+j "{\"items\": [$NODE], \"kind\\u0000x\": \"List\"}" "a key with an escaped NUL"
+j "{\"items\": [$NODE], \"kind\": \"List\"} x" "trailing garbage"
+j "{\"items\": [$NODE], \"kind\": \"List\"} {}" "two documents"
+j "{\"items\": [01], \"kind\": \"List\"}" "a number with a leading zero"
+j "{\"items\": [1.], \"kind\": \"List\"}" "a number without fraction digits"
+j "{\"items\": [\"\\ud800\"], \"kind\": \"List\"}" "a lone high surrogate"
+j "{\"items\": [\"\\udc00\"], \"kind\": \"List\"}" "a lone low surrogate"
+j "{\"items\": [\"\\ud83d\\ude00\", \"\\q\"], \"kind\": \"List\"}" "a bad escape"
+j "{\"items\": [tru], \"kind\": \"List\"}" "a bad literal"
+j "$(printf '\357\273\277')$NODE" "a byte order mark"
+j "$(printf '\n\n   \t')$NODE" "leading white space"
+j "$(printf '{\n\001}')" "a control byte as white space"
+j "$(awk 'BEGIN { for (i = 0; i < 600; i++) printf "["; for (i = 0; i < 600; i++) printf "]" }')" "nesting 600 deep"
+y "$(printf 'items:\n- kind: Node\n  metadata: {name: a}\n- kind: Pod\nkind: List')" "YAML: a Pod after a Node"
+y "$(printf 'items:\n- metadata: {name: a}\nkind: NodeList')" "YAML: an item without kind in a NodeList"
+y "$(printf 'items:\n- kind: Node\n  kind: Node\nkind: List')" "YAML: a duplicate key in an item"
+y "$(printf 'items:\n- kind: Node\n  status: {a: 1, a: 2}\nkind: List')" "YAML: a duplicate key in a skipped part"
+y "$(printf 'items:\n- kind: Node\n  status: {1: x}\nkind: List')" "YAML: a number as a key in a skipped part"
+y "$(printf 'items:\n- kind: Node\n  status: {[a]: x}\nkind: List')" "YAML: a list as a key"
+y "$(printf 'items: []\nkind: List\nitems: []')" "YAML: a duplicate top-level key"
+y "$(printf 'kind: List\nitems:\n- &a {kind: Node}\n- *a')" "YAML: an alias"
+y "$(printf 'kind: Node\nmetadata: {name: a}\n---\nkind: Node')" "YAML: two documents"
+y "$(printf '# only a comment')" "YAML: no document"
+y "$(printf -- '---\n...')" "YAML: an empty document"
+y "$(printf -- '- a\n- b')" "YAML: a top-level sequence"
+y "$(printf 'kind: List\nitems: 5')" "YAML: items that are a number"
+y "$(printf 'items:\n- {kind: Node, metadata: {name: a}, spec: {unschedulable: true}}\nkind: List\nmetadata: {}')" "YAML: a flow-style item"
+
+t_done
