@@ -102,4 +102,8 @@ bench: all bench/out/gen-nodes
 	@sh .ci/deps bench
 	@sh bench/run.sh
 
-.PHONY: bench
+# drv-audit.sh on a sandbox of its own with 1,000 GPU nodes (bench/audit.sh).
+bench-audit: all bench/out/gen-nodes
+	@sh bench/audit.sh
+
+.PHONY: bench bench-audit

@@ -296,7 +296,8 @@ node(long i, int broken)
 	L("feature.node.kubernetes.io/kernel-config.NO_HZ_IDLE", "true");
 	L("feature.node.kubernetes.io/kernel-version.full", "%s", kernels[kv_i]);
 	L("feature.node.kubernetes.io/kernel-version.major", "%c", kernels[kv_i][0]);
-	L("feature.node.kubernetes.io/kernel-version.minor", "%.2s", kernels[kv_i] + 2);
+	L("feature.node.kubernetes.io/kernel-version.minor", "%.*s",
+	    (int)strcspn(kernels[kv_i] + 2, "."), kernels[kv_i] + 2);
 	L("feature.node.kubernetes.io/kernel-version.revision", "0");
 	L("feature.node.kubernetes.io/memory-numa", "true");
 	L("feature.node.kubernetes.io/network-sriov.capable", "true");
@@ -306,8 +307,10 @@ node(long i, int broken)
 	L("feature.node.kubernetes.io/storage-nonrotationaldisk", "true");
 	L("feature.node.kubernetes.io/system-os_release.ID", "%s", osid[kv_i]);
 	L("feature.node.kubernetes.io/system-os_release.VERSION_ID", "%s", osver[kv_i]);
-	L("feature.node.kubernetes.io/system-os_release.VERSION_ID.major", "%.2s", osver[kv_i]);
-	L("feature.node.kubernetes.io/system-os_release.VERSION_ID.minor", "04");
+	L("feature.node.kubernetes.io/system-os_release.VERSION_ID.major", "%.*s",
+	    (int)strcspn(osver[kv_i], "."), osver[kv_i]);
+	L("feature.node.kubernetes.io/system-os_release.VERSION_ID.minor", "%s",
+	    strchr(osver[kv_i], '.') + 1);
 	L("kubernetes.io/arch", "amd64");
 	L("kubernetes.io/hostname", "%s", name);
 	L("kubernetes.io/os", "linux");

@@ -49,7 +49,8 @@ trap 'rm -rf "$tmp"' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-if ! kc get nodes -l nvidia.com/gpu.present=true --chunk-size=0 -o json >"$tmp/nodes" 2>"$tmp/err"; then
+# One GET, the API server's own JSON (see drv-audit.sh).
+if ! kc get --raw '/api/v1/nodes?labelSelector=nvidia.com%2Fgpu.present%3Dtrue' >"$tmp/nodes" 2>"$tmp/err"; then
 	say "cannot list the GPU nodes; kubectl said:"
 	sed 's/^/    /' "$tmp/err" >&2
 	exit 2

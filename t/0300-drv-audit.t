@@ -17,7 +17,7 @@ t_rc 0 "the lab nodes against the lab matrix, under dash"
 t_out "prints one line OK" OK
 t_err "nothing on stderr"
 t_run cat kubectl.log
-t_out "one list call for all GPU nodes" "--request-timeout=60s get nodes -l nvidia.com/gpu.present=true --chunk-size=0 -o json"
+t_out "one list call for all GPU nodes" "--request-timeout=60s get --raw /api/v1/nodes?labelSelector=nvidia.com%2Fgpu.present%3Dtrue"
 
 printf '%s\n' driver_branch,kernel,os_tag 550,5.15.0-119-generic,ubuntu22.04 >two.csv
 t_run "$A" -m two.csv
@@ -75,8 +75,8 @@ t_out "every node's new tag not in the matrix" \
 t_run "$A" -k 6.8.0-52-generic -l kubernetes.io/hostname=lab-node-2
 t_run cat kubectl.log
 t_out "-l narrows the one list call" \
-	"--request-timeout=60s get nodes -l nvidia.com/gpu.present=true --chunk-size=0 -o json" \
-	"--request-timeout=60s get nodes -l nvidia.com/gpu.present=true,kubernetes.io/hostname=lab-node-2 --chunk-size=0 -o json"
+	"--request-timeout=60s get --raw /api/v1/nodes?labelSelector=nvidia.com%2Fgpu.present%3Dtrue" \
+	"--request-timeout=60s get --raw /api/v1/nodes?labelSelector=nvidia.com%2Fgpu.present%3Dtrue%2Ckubernetes.io%2Fhostname%3Dlab-node-2"
 t_run "$A" -l a=b
 t_rc 2 "-l without -k"
 
