@@ -39,6 +39,15 @@ t_run drv-tag.sh lab-node-2
 t_grep "and missing when it is removed" err "label feature.node.kubernetes.io/kernel-version.full is missing"
 facts lab-node-2 550 90 07 6.8.0-45-generic ubuntu 24.04
 
+# What a real kubectl prints, as JSON and as YAML, gives the same lines.
+kubectl get nodes -o json >nodes.json
+kubectl get nodes -o yaml >nodes.yaml
+t_run labels2tag nodes.json
+cp out from-json
+t_run labels2tag nodes.yaml
+t_cmp "labels2tag reads kubectl's -o json and -o yaml alike" from-json out
+t_cmp "and they are the three nodes' tags" tags from-json
+
 t_run dash "$BIN/drv-audit.sh" -m "$M"
 t_rc 0 "the three lab nodes against the lab matrix"
 t_out "OK" OK

@@ -140,5 +140,62 @@ t_out "one line per GPU node: state, cordon, tag, image" \
 	"lab-node-2 - schedulable 550-6.8.0-45-generic-ubuntu24.04 ok" \
 	"lab-node-3 - schedulable 550-6.8.0-52-generic-ubuntu24.04 ok"
 
+# Real mode: the driver pod of a DaemonSet is restarted on the node, and
+# gpu-feature-discovery (played here by the test) reports the new version.
+kubectl create namespace gpu-operator >/dev/null
+until kubectl -n gpu-operator get serviceaccount default >/dev/null 2>&1; do sleep 1; done
+kubectl -n gpu-operator apply -f - >/dev/null <<'EOF2'
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: nvidia-driver-daemonset}
+spec:
+  selector: {matchLabels: {app: nvidia-driver-daemonset}}
+  template:
+    metadata: {labels: {app: nvidia-driver-daemonset}}
+    spec:
+      containers: [{name: nvidia-driver-ctr, image: nvcr.io/nvidia/driver:550.90.07}]
+EOF2
+driver_pod() {
+	kubectl -n gpu-operator get pods -l app=nvidia-driver-daemonset \
+		--field-selector=spec.nodeName=lab-node-2,status.phase=Running -o name
+}
+until_ok 60 sh -c '[ -n "$(kubectl -n gpu-operator get pods -l app=nvidia-driver-daemonset --field-selector=spec.nodeName=lab-node-2,status.phase=Running -o name)" ]'
+t_ok $? "a driver DaemonSet pod runs on lab-node-2"
+old=$(driver_pod)
+
+t_run "$U" -g 4 -t 30 lab-node-2 550.127.05
+t_rc 2 "real mode with no gpu-feature-discovery to report the new driver"
+t_grep "says what the node reports after the wait" err "lab-node-2: gpu-feature-discovery reports driver '550.90.07', not 550.127.05, after 4s"
+t_grep "says the node is left cordoned and drained, in upgrade-failed" err \
+	"lab-node-2: the node is CORDONED and drained; nvidia.com/gpu-driver-upgrade-state=upgrade-failed"
+t_grep "and how to return it to service" err "to return it to service as it is: kubectl uncordon lab-node-2"
+t_run kubectl get node lab-node-2 -o 'jsonpath={.spec.unschedulable}/{.metadata.labels.nvidia\.com/gpu-driver-upgrade-state}'
+t_val "the node agrees: cordoned, upgrade-failed" true/upgrade-failed
+until_ok 60 sh -c '[ -n "$(kubectl -n gpu-operator get pods -l app=nvidia-driver-daemonset --field-selector=spec.nodeName=lab-node-2,status.phase=Running -o name)" ]'
+new=$(driver_pod)
+if [ -n "$new" ] && [ "$new" != "$old" ]; then t_ok 0 "the driver pod on the node was restarted"; else
+	t_ok 1 "the driver pod on the node was restarted"
+	echo "before: $old, after: $new" | t_diag
+fi
+
+# The resume, with "gpu-feature-discovery" labelling the node once it validates.
+(
+	end=$(($(date +%s) + 60))
+	until [ "$(kubectl get node lab-node-2 -o 'jsonpath={.metadata.labels.nvidia\.com/gpu-driver-upgrade-state}')" = validation-required ]; do
+		[ "$(date +%s)" -lt "$end" ] || exit 1
+		sleep 0.5
+	done
+	kubectl label node lab-node-2 --overwrite nvidia.com/cuda.driver.major=550 \
+		nvidia.com/cuda.driver.minor=127 nvidia.com/cuda.driver.rev=05 >/dev/null
+) &
+gfd=$!
+t_run "$U" -g 60 -t 30 lab-node-2 550.127.05
+wait "$gfd" || :
+t_rc 0 "the resumed upgrade, gpu-feature-discovery reporting 550.127.05"
+t_grep "waits for the report" err "lab-node-2: the node reports driver 550.127.05"
+t_run kubectl get node lab-node-2 -o 'jsonpath={.spec.unschedulable}/{.metadata.labels.nvidia\.com/gpu-driver-upgrade-state}'
+t_val "the node is schedulable again and upgrade-done: it was schedulable before the first try" /upgrade-done
+kubectl delete namespace gpu-operator --wait=false >/dev/null
+
 e2e_reset_lab >/dev/null 2>&1 || :
 t_done

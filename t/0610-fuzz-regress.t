@@ -1,0 +1,31 @@
+#!/bin/sh
+# Every fuzzing seed (fuzz/seeds) and every input a fuzzer once crashed on
+# (t/data/fuzz/<target>/) gets a clean answer: exit 0, 1 or 2, and no
+# sanitizer report (make check-asan runs this under ASan and UBSan).
+. "$(dirname "$0")/lib.sh"
+
+cp "$ROOT/lab/support-matrix.csv" matrix.csv
+printf '%s\n' "lab-node-0 550-5.15.0-119-generic-ubuntu22.04" >lines.txt
+for target in nodes-json nodes-yaml matrix lines pdb; do
+	for f in "$ROOT/fuzz/seeds/$target"/* "$T/data/fuzz/$target"/*; do
+		[ -f "$f" ] || continue
+		case $target in
+		nodes-json | nodes-yaml) t_run labels2tag -s -u "$f" ;;
+		matrix) t_run matrix-grep -D -m "$f" lines.txt ;;
+		lines) t_run matrix-grep -m matrix.csv "$f" ;;
+		pdb) t_run pdb-check -s lab-node-1 "$f" ;;
+		esac
+		name="$target ${f##*/}"
+		if [ "$rc" -le 2 ]; then t_ok 0 "$name: a clean answer (exit $rc)"; else
+			t_ok 1 "$name: a clean answer (exit $rc)"
+			t_diag <err
+		fi
+		if grep -q -e 'Sanitizer' -e 'runtime error' err; then
+			t_ok 1 "$name: no sanitizer report"
+			t_diag <err
+		else
+			t_ok 0 "$name: no sanitizer report"
+		fi
+	done
+done
+t_done
