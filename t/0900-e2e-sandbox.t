@@ -9,15 +9,6 @@ e2e_setup
 e2e_reset_lab || { echo "Bail out! cannot reset the lab"; exit 1; }
 
 ns() { kubectl -n gpu-drv "$@"; }
-# until_ok SECONDS COMMAND...: polls a condition; 0 when it held in time.
-until_ok() {
-	t_end=$(($(date +%s) + $1))
-	shift
-	until "$@" >/dev/null 2>&1; do
-		[ "$(date +%s)" -lt "$t_end" ] || return 1
-		sleep 1
-	done
-}
 
 t_run kubectl version -o json
 t_grep "the server is Kubernetes v1.36 (stamped)" out '"gitVersion": "v1\.36\.[0-9]*"'
@@ -27,17 +18,16 @@ t_out "three Ready lab nodes without taints" "lab-node-0 True " "lab-node-1 True
 
 t_run kubectl apply -f "$ROOT/lab/k8s/node3.yaml"
 t_rc 0 "a 4th fake node from a manifest"
-until_ok 60 sh -c '[ "$(kubectl get node lab-node-3 -o jsonpath="{.status.conditions[?(@.type==\"Ready\")].status}")" = True ]'
+e2e_until 60 sh -c '[ "$(kubectl get node lab-node-3 -o jsonpath="{.status.conditions[?(@.type==\"Ready\")].status}")" = True ]'
 t_ok $? "lab-node-3 becomes Ready"
 
-kubectl create namespace gpu-drv >/dev/null
-until_ok 60 ns get serviceaccount default
+e2e_namespace gpu-drv
 t_run ns apply -f "$ROOT/lab/k8s/trainer.yaml"
 t_rc 0 "a Deployment of 4 with required pod anti-affinity"
 four() {
 	[ "$(ns get pods -l app=trainer -o jsonpath='{range .items[*]}{.status.conditions[?(@.type=="Ready")].status}{"\n"}{end}' | grep -c True)" -eq 4 ]
 }
-until_ok 90 four
+e2e_until 90 four
 t_ok $? "all four pods Running and Ready"
 t_run sh -c 'kubectl -n gpu-drv get pods -l app=trainer -o jsonpath="{range .items[*]}{.spec.nodeName}{\"\n\"}{end}" | sort'
 t_out "one pod on each node" lab-node-0 lab-node-1 lab-node-2 lab-node-3
@@ -46,7 +36,7 @@ t_run ns apply -f "$ROOT/lab/k8s/pdb.yaml"
 settled() { # settled ALLOWED
 	[ "$(ns get pdb trainer-pdb -o jsonpath='{.status.observedGeneration}={.metadata.generation} {.status.disruptionsAllowed}')" = "$(ns get pdb trainer-pdb -o jsonpath='{.metadata.generation}')=$(ns get pdb trainer-pdb -o jsonpath='{.metadata.generation}') $1" ]
 }
-until_ok 60 settled 0
+e2e_until 60 settled 0
 t_ok $? "the disruption controller computes disruptionsAllowed=0 for minAvailable 4"
 
 t_run kubectl drain lab-node-1 --ignore-daemonsets --delete-emptydir-data --timeout=20s
@@ -57,7 +47,7 @@ t_run kubectl get node lab-node-1 -o 'jsonpath={.spec.unschedulable}'
 t_val "the refused drain left the node cordoned" true
 
 ns patch pdb trainer-pdb --type=merge -p '{"spec":{"minAvailable":3}}' >/dev/null
-until_ok 60 settled 1
+e2e_until 60 settled 1
 t_ok $? "minAvailable 3: the controller recomputes disruptionsAllowed=1"
 t_run kubectl drain lab-node-1 --ignore-daemonsets --delete-emptydir-data --timeout=20s
 t_rc 0 "the same drain now"
@@ -66,7 +56,7 @@ t_grep "and says the node is drained" out "node/lab-node-1 drained"
 pending() {
 	[ "$(ns get pods -l app=trainer --field-selector=status.phase=Pending -o name | wc -l)" -eq 1 ]
 }
-until_ok 60 pending
+e2e_until 60 pending
 t_ok $? "the replacement pod is Pending: no other node may take it"
 
 t_run kubectl uncordon lab-node-1
@@ -74,7 +64,7 @@ t_rc 0 "uncordon"
 on1() {
 	[ "$(ns get pods -l app=trainer --field-selector=spec.nodeName=lab-node-1,status.phase=Running -o name | wc -l)" -eq 1 ]
 }
-until_ok 60 on1
+e2e_until 60 on1
 t_ok $? "the replacement lands on lab-node-1 and runs"
 
 kubectl label node lab-node-0 lab-node-1 lab-node-2 lab-node-3 --overwrite nvidia.com/cuda.driver.major=550 >/dev/null
@@ -82,7 +72,7 @@ t_run ns apply -f "$ROOT/lab/k8s/cuda13-job.yaml"
 unsched() {
 	[ "$(ns get pod cuda13-job -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].reason}')" = Unschedulable ]
 }
-until_ok 60 unsched
+e2e_until 60 unsched
 t_ok $? "a pod wanting driver.major Gt 560 stays Pending, Unschedulable"
 t_run ns get pod cuda13-job -o 'jsonpath={.status.conditions[?(@.type=="PodScheduled")].message}'
 t_grep "with the scheduler's node-affinity message" out "^0/4 nodes are available: 4 node(s) didn't match Pod's node affinity/selector"

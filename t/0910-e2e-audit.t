@@ -6,16 +6,7 @@ e2e_setup
 e2e_reset_lab || { echo "Bail out! cannot reset the lab"; exit 1; }
 
 M=$ROOT/lab/support-matrix.csv
-facts() { # facts NODE MAJOR MINOR REV KERNEL OS-ID VERSION-ID
-	kubectl label node "$1" --overwrite nvidia.com/gpu.present=true \
-		nvidia.com/cuda.driver.major="$2" nvidia.com/cuda.driver.minor="$3" \
-		nvidia.com/cuda.driver.rev="$4" feature.node.kubernetes.io/kernel-version.full="$5" \
-		feature.node.kubernetes.io/system-os_release.ID="$6" \
-		feature.node.kubernetes.io/system-os_release.VERSION_ID="$7" >/dev/null
-}
-facts lab-node-0 550 90 07 5.15.0-119-generic ubuntu 22.04
-facts lab-node-1 535 183 06 5.15.0-107-generic ubuntu 22.04
-facts lab-node-2 550 90 07 6.8.0-45-generic ubuntu 24.04
+e2e_facts
 
 for n in 0 1 2; do
 	t_run dash "$BIN/drv-tag.sh" "lab-node-$n"
@@ -37,7 +28,7 @@ t_grep "says present but empty" err "label feature.node.kubernetes.io/kernel-ver
 kubectl label node lab-node-2 feature.node.kubernetes.io/kernel-version.full- >/dev/null
 t_run drv-tag.sh lab-node-2
 t_grep "and missing when it is removed" err "label feature.node.kubernetes.io/kernel-version.full is missing"
-facts lab-node-2 550 90 07 6.8.0-45-generic ubuntu 24.04
+e2e_facts
 
 # What a real kubectl prints, as JSON and as YAML, gives the same lines.
 kubectl get nodes -o json >nodes.json

@@ -7,27 +7,9 @@ e2e_setup
 e2e_reset_lab || { echo "Bail out! cannot reset the lab"; exit 1; }
 
 ns() { kubectl -n gpu-drv "$@"; }
-until_ok() { # until_ok SECONDS COMMAND...
-	t_end=$(($(date +%s) + $1))
-	shift
-	until "$@" >/dev/null 2>&1; do
-		[ "$(date +%s)" -lt "$t_end" ] || return 1
-		sleep 1
-	done
-}
-facts() {
-	kubectl label node "$1" --overwrite nvidia.com/gpu.present=true \
-		nvidia.com/cuda.driver.major="$2" nvidia.com/cuda.driver.minor="$3" \
-		nvidia.com/cuda.driver.rev="$4" feature.node.kubernetes.io/kernel-version.full="$5" \
-		feature.node.kubernetes.io/system-os_release.ID="$6" \
-		feature.node.kubernetes.io/system-os_release.VERSION_ID="$7" >/dev/null
-}
-facts lab-node-0 550 90 07 5.15.0-119-generic ubuntu 22.04
-facts lab-node-1 535 183 06 5.15.0-107-generic ubuntu 22.04
-facts lab-node-2 550 90 07 6.8.0-45-generic ubuntu 24.04
+e2e_facts
 kubectl apply -f "$ROOT/lab/k8s/node3.yaml" >/dev/null
-kubectl create namespace gpu-drv >/dev/null
-until_ok 60 ns get serviceaccount default
+e2e_namespace gpu-drv
 ns apply -f "$ROOT/lab/k8s/trainer.yaml" -f "$ROOT/lab/k8s/pdb.yaml" >/dev/null
 running() { # running N [field-selector]: N trainer pods Running
 	[ "$(ns get pods -l app=trainer --field-selector="status.phase=Running${2:+,$2}" -o name | wc -l)" -eq "$1" ]
@@ -36,7 +18,7 @@ settled() { # settled ALLOWED: the budget's status is current and allows ALLOWED
 	g=$(ns get pdb trainer-pdb -o jsonpath='{.metadata.generation}')
 	[ "$(ns get pdb trainer-pdb -o jsonpath='{.status.observedGeneration} {.status.currentHealthy} {.status.disruptionsAllowed}')" = "$g 4 $1" ]
 }
-until_ok 90 running 4 && until_ok 60 settled 0
+e2e_until 90 running 4 && e2e_until 60 settled 0
 t_ok $? "four trainers Running, trainer-pdb at minAvailable 4 settled"
 
 # A copy of the tools with a matrix of our own, as an operator installs them.
@@ -71,26 +53,9 @@ t_cmp "the node is exactly as it was" before after
 
 # 3. Headroom, but a pod that never finishes terminating: the drain times out.
 ns patch pdb trainer-pdb --type=merge -p '{"spec":{"minAvailable":3}}' >/dev/null
-until_ok 60 settled 1
+e2e_until 60 settled 1
 t_ok $? "minAvailable 3 settles at one disruption allowed"
-cat >holder.yaml <<'EOF2'
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: holder, namespace: gpu-drv}
-spec:
-  replicas: 1
-  selector: {matchLabels: {app: holder}}
-  template:
-    metadata:
-      labels: {app: holder}
-      finalizers: [gpudrv.test/hold]
-    spec:
-      nodeSelector: {kubernetes.io/hostname: lab-node-1}
-      containers: [{name: c, image: busybox}]
-EOF2
-ns apply -f holder.yaml >/dev/null
-holder_up() { [ "$(ns get pods -l app=holder --field-selector=status.phase=Running -o name | wc -l)" -eq 1 ]; }
-until_ok 60 holder_up
+e2e_holder lab-node-1
 t_run "$U" -L -t 8 lab-node-1 550.90.07
 t_rc 1 "drv-upgrade.sh whose drain times out"
 t_grep "relays kubectl drain's timeout" err "error when waiting for pod \"holder-[a-z0-9-]*\" in namespace \"gpu-drv\" to terminate: context deadline exceeded"
@@ -99,12 +64,7 @@ t_grep "gives the command to resume" err "to resume: .*drv-upgrade.sh -L -m .* l
 t_grep "ends with the node's state from the API" err "lab-node-1: now: unschedulable= state=upgrade-failed"
 t_run kubectl get node lab-node-1 -o 'jsonpath={.spec.unschedulable}/{.metadata.labels.nvidia\.com/gpu-driver-upgrade-state}/{.metadata.labels.nvidia\.com/cuda\.driver\.major}'
 t_val "and the node agrees: schedulable, upgrade-failed, driver 535" /upgrade-failed/535
-for p in $(ns get pods -l app=holder -o name); do
-	ns patch "$p" --type=json -p '[{"op":"remove","path":"/metadata/finalizers"}]' >/dev/null 2>&1 || :
-done
-ns delete deployment holder --wait=true >/dev/null
-gone() { [ -z "$(ns get pods -l app=holder -o name)" ]; }
-until_ok 60 gone && until_ok 90 running 4 && until_ok 60 settled 1
+e2e_holder_release && e2e_until 90 running 4 && e2e_until 60 settled 1
 t_ok $? "the holder gone, four trainers Running again, one disruption allowed"
 
 # 4. The whole way.
@@ -125,7 +85,7 @@ upgrade-done
 EOF2
 t_run kubectl get node lab-node-1 -o 'jsonpath={.spec.unschedulable}/{.metadata.labels.nvidia\.com/cuda\.driver\.major}.{.metadata.labels.nvidia\.com/cuda\.driver\.minor}.{.metadata.labels.nvidia\.com/cuda\.driver\.rev}/{.metadata.labels.nvidia\.com/gpu-driver-upgrade-state}'
 t_val "the node is schedulable, labelled 550.90.07 and upgrade-done" /550.90.07/upgrade-done
-until_ok 90 running 1 spec.nodeName=lab-node-1
+e2e_until 90 running 1 spec.nodeName=lab-node-1
 t_ok $? "the evicted trainer pod runs on lab-node-1 again"
 
 t_run "$U" -L lab-node-1 550.90.07
@@ -142,8 +102,7 @@ t_out "one line per GPU node: state, cordon, tag, image" \
 
 # Real mode: the driver pod of a DaemonSet is restarted on the node, and
 # gpu-feature-discovery (played here by the test) reports the new version.
-kubectl create namespace gpu-operator >/dev/null
-until kubectl -n gpu-operator get serviceaccount default >/dev/null 2>&1; do sleep 1; done
+e2e_namespace gpu-operator
 kubectl -n gpu-operator apply -f - >/dev/null <<'EOF2'
 apiVersion: apps/v1
 kind: DaemonSet
@@ -159,7 +118,7 @@ driver_pod() {
 	kubectl -n gpu-operator get pods -l app=nvidia-driver-daemonset \
 		--field-selector=spec.nodeName=lab-node-2,status.phase=Running -o name
 }
-until_ok 60 sh -c '[ -n "$(kubectl -n gpu-operator get pods -l app=nvidia-driver-daemonset --field-selector=spec.nodeName=lab-node-2,status.phase=Running -o name)" ]'
+e2e_until 60 sh -c '[ -n "$(kubectl -n gpu-operator get pods -l app=nvidia-driver-daemonset --field-selector=spec.nodeName=lab-node-2,status.phase=Running -o name)" ]'
 t_ok $? "a driver DaemonSet pod runs on lab-node-2"
 old=$(driver_pod)
 
@@ -171,7 +130,7 @@ t_grep "says the node is left cordoned and drained, in upgrade-failed" err \
 t_grep "and how to return it to service" err "to return it to service as it is: kubectl uncordon lab-node-2"
 t_run kubectl get node lab-node-2 -o 'jsonpath={.spec.unschedulable}/{.metadata.labels.nvidia\.com/gpu-driver-upgrade-state}'
 t_val "the node agrees: cordoned, upgrade-failed" true/upgrade-failed
-until_ok 60 sh -c '[ -n "$(kubectl -n gpu-operator get pods -l app=nvidia-driver-daemonset --field-selector=spec.nodeName=lab-node-2,status.phase=Running -o name)" ]'
+e2e_until 60 sh -c '[ -n "$(kubectl -n gpu-operator get pods -l app=nvidia-driver-daemonset --field-selector=spec.nodeName=lab-node-2,status.phase=Running -o name)" ]'
 new=$(driver_pod)
 if [ -n "$new" ] && [ "$new" != "$old" ]; then t_ok 0 "the driver pod on the node was restarted"; else
 	t_ok 1 "the driver pod on the node was restarted"

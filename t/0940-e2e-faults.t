@@ -11,16 +11,7 @@ apiserver_pid=$(cat "$e2e_dir/state/kube-apiserver.pid")
 # Whatever happens, the API server is not left stopped for the next test.
 trap 'kill -CONT "$apiserver_pid" 2>/dev/null; rm -rf "$SCRATCH"' EXIT
 
-facts() {
-	kubectl label node "$1" --overwrite nvidia.com/gpu.present=true \
-		nvidia.com/cuda.driver.major="$2" nvidia.com/cuda.driver.minor="$3" \
-		nvidia.com/cuda.driver.rev="$4" feature.node.kubernetes.io/kernel-version.full="$5" \
-		feature.node.kubernetes.io/system-os_release.ID="$6" \
-		feature.node.kubernetes.io/system-os_release.VERSION_ID="$7" >/dev/null
-}
-facts lab-node-0 550 90 07 5.15.0-119-generic ubuntu 22.04
-facts lab-node-1 535 183 06 5.15.0-107-generic ubuntu 22.04
-facts lab-node-2 550 90 07 6.8.0-45-generic ubuntu 24.04
+e2e_facts
 M=$PWD/matrix.csv
 { cat "$ROOT/lab/support-matrix.csv"; echo 550,5.15.0-107-generic,ubuntu22.04; } >"$M"
 node1() { kubectl get node lab-node-1 -o 'jsonpath={.metadata.labels}{.metadata.annotations}{.spec}'; }
@@ -106,24 +97,8 @@ t_val "and ends with the node schedulable: it was before the first attempt" /upg
 
 # SIGTERM to the whole upgrade (as a service manager stops a unit) in the
 # middle of a drain that cannot finish: the same path as a failure.
-kubectl create namespace gpu-drv >/dev/null
-until kubectl -n gpu-drv get serviceaccount default >/dev/null 2>&1; do sleep 1; done
-kubectl -n gpu-drv apply -f - >/dev/null <<'EOF2'
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: holder}
-spec:
-  replicas: 1
-  selector: {matchLabels: {app: holder}}
-  template:
-    metadata:
-      labels: {app: holder}
-      finalizers: [gpudrv.test/hold]
-    spec:
-      nodeSelector: {kubernetes.io/hostname: lab-node-1}
-      containers: [{name: c, image: busybox}]
-EOF2
-until [ "$(kubectl -n gpu-drv get pods -l app=holder --field-selector=status.phase=Running -o name | wc -l)" -eq 1 ]; do sleep 1; done
+e2e_namespace gpu-drv
+e2e_holder lab-node-1
 setsid drv-upgrade.sh -L -m "$M" -t 60 lab-node-1 550.127.05 >up.out 2>up.err &
 up=$!
 until grep -q 'kubectl drain --timeout' up.err; do sleep 1; done
@@ -139,9 +114,7 @@ t_grep "puts the node back in service: the driver is unchanged" err \
 t_grep "and ends with the node's state from the API" err "lab-node-1: now: unschedulable= state=upgrade-failed"
 t_run kubectl get node lab-node-1 -o 'jsonpath={.spec.unschedulable}/{.metadata.labels.nvidia\.com/gpu-driver-upgrade-state}/{.metadata.labels.nvidia\.com/cuda\.driver\.minor}'
 t_val "and the node agrees" /upgrade-failed/90
-for p in $(kubectl -n gpu-drv get pods -l app=holder -o name); do
-	kubectl -n gpu-drv patch "$p" --type=json -p '[{"op":"remove","path":"/metadata/finalizers"}]' >/dev/null 2>&1 || :
-done
+e2e_holder_release
 
 kubectl delete clusterrolebinding gpudrv-node-reader >/dev/null 2>&1 || :
 kubectl delete clusterrole gpudrv-node-reader >/dev/null 2>&1 || :

@@ -81,3 +81,65 @@ e2e_reset_lab() {
 	done
 	kubectl wait --for=condition=Ready node/lab-node-0 node/lab-node-1 node/lab-node-2 --timeout=90s >/dev/null
 }
+
+# e2e_until SECONDS COMMAND...: polls a condition; 0 when it held in time.
+e2e_until() {
+	e2e_end=$(($(date +%s) + $1))
+	shift
+	until "$@" >/dev/null 2>&1; do
+		[ "$(date +%s)" -lt "$e2e_end" ] || return 1
+		sleep 1
+	done
+}
+
+# e2e_facts: the driver, kernel and OS labels of LAB.md step 1 on lab-node-0..2.
+e2e_facts() {
+	e2e_label() {
+		kubectl label node "$1" --overwrite nvidia.com/gpu.present=true \
+			nvidia.com/cuda.driver.major="$2" nvidia.com/cuda.driver.minor="$3" \
+			nvidia.com/cuda.driver.rev="$4" feature.node.kubernetes.io/kernel-version.full="$5" \
+			feature.node.kubernetes.io/system-os_release.ID="$6" \
+			feature.node.kubernetes.io/system-os_release.VERSION_ID="$7" >/dev/null
+	}
+	e2e_label lab-node-0 550 90 07 5.15.0-119-generic ubuntu 22.04 &&
+		e2e_label lab-node-1 535 183 06 5.15.0-107-generic ubuntu 22.04 &&
+		e2e_label lab-node-2 550 90 07 6.8.0-45-generic ubuntu 24.04
+}
+
+# e2e_namespace NS: creates NS and waits for its default service account.
+e2e_namespace() {
+	kubectl create namespace "$1" >/dev/null &&
+		e2e_until 60 kubectl -n "$1" get serviceaccount default
+}
+
+# e2e_holder NODE: in gpu-drv, a Deployment's pod on NODE that never finishes
+# terminating (a finalizer): a drain of NODE waits for it until its timeout.
+# e2e_holder_release lets it go.
+e2e_holder() {
+	kubectl -n gpu-drv apply -f - >/dev/null <<EOF2 || return 1
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: holder}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: holder}}
+  template:
+    metadata:
+      labels: {app: holder}
+      finalizers: [gpudrv.test/hold]
+    spec:
+      nodeSelector: {kubernetes.io/hostname: $1}
+      containers: [{name: c, image: busybox}]
+EOF2
+	# shellcheck disable=SC2016 # expanded by the inner sh
+	e2e_until 60 sh -c '[ "$(kubectl -n gpu-drv get pods -l app=holder --field-selector=status.phase=Running -o name | wc -l)" -eq 1 ]'
+}
+e2e_holder_release() {
+	for e2e_p in $(kubectl -n gpu-drv get pods -l app=holder -o name); do
+		kubectl -n gpu-drv patch "$e2e_p" --type=json \
+			-p '[{"op":"remove","path":"/metadata/finalizers"}]' >/dev/null 2>&1 || :
+	done
+	kubectl -n gpu-drv delete deployment holder --ignore-not-found --wait=true >/dev/null || return 1
+	# shellcheck disable=SC2016 # expanded by the inner sh
+	e2e_until 60 sh -c '[ -z "$(kubectl -n gpu-drv get pods -l app=holder -o name)" ]'
+}
