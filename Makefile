@@ -17,7 +17,9 @@ CMDS    = labels2tag matrix-grep pdb-check report-fmt
 SCRIPTS = drv-tag.sh drv-audit.sh drv-upgrade.sh drv-states.sh drv-lab.sh
 COMMON  = common/err.o common/input.o common/doc.o common/jstream.o common/tag.o common/node.o common/strset.o common/lines.o common/matrix.o common/selector.o
 
-BINS = $(CMDS:%=bin/%) $(SCRIPTS:%=bin/%)
+# Sourced by the scripts from beside them; not a command.
+SHLIB   = bin/gpudrv-lib.sh
+BINS = $(CMDS:%=bin/%) $(SCRIPTS:%=bin/%) $(SHLIB)
 
 all: deps-ok $(BINS)
 
@@ -36,6 +38,10 @@ common/%.o: common/%.c
 bin/%: cmd/%.c common/libgpudrv.a common/gpudrv.h
 	@mkdir -p bin
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< common/libgpudrv.a $(DEPS_LIBS)
+
+$(SHLIB): sh/gpudrv-lib.sh
+	@mkdir -p bin
+	cp sh/gpudrv-lib.sh $@
 
 bin/%.sh: sh/%.sh
 	@mkdir -p bin

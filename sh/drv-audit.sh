@@ -5,44 +5,14 @@ set -eu
 
 prog=drv-audit.sh
 usage_line="usage: $prog [-e] [-m matrix] [-p promfile] [-k kernel [-l selector]]"
-usage() {
-	echo "$usage_line" >&2
-	exit 2
-}
-say() {
-	echo "$prog: $*" >&2
-}
-
 case $0 in
 */*) here=${0%/*} ;;
-*) here=$(dirname -- "$(command -v -- "$0" || echo .)") ;;
+*) here=. ;;
 esac
-find_tool() {
-	if [ -x "$here/$1" ]; then
-		echo "$here/$1"
-	elif command -v "$1" >/dev/null 2>&1; then
-		echo "$1"
-	else
-		say "$1 not found beside $0 nor on PATH"
-		exit 2
-	fi
-}
+# shellcheck source-path=SCRIPTDIR source=gpudrv-lib.sh
+. "$here/gpudrv-lib.sh"
 labels2tag=$(find_tool labels2tag)
 matrix_grep=$(find_tool matrix-grep)
-kubectl=${KUBECTL:-kubectl}
-# urlencode STRING: for a query parameter (RFC 3986 unreserved kept).
-urlencode() {
-	printf '%s' "$1" | LC_ALL=C awk '
-		BEGIN { for (i = 1; i < 256; i++) ord[sprintf("%c", i)] = i }
-		{ for (i = 1; i <= length($0); i++) {
-			c = substr($0, i, 1)
-			if (c ~ /[A-Za-z0-9._~-]/) printf "%s", c; else printf "%%%02X", ord[c]
-		} }'
-}
-# Every request is bounded: a hung API server must not hang cron.
-kc() {
-	"$kubectl" --request-timeout="${GPUDRV_REQUEST_TIMEOUT:-60s}" "$@"
-}
 
 matrix=${GPUDRV_MATRIX:-$here/support-matrix.csv}
 prom=

@@ -74,7 +74,7 @@ fi
 
 step "install: tools, matrix and manifests into $home"
 mkdir -p "$home/k8s" "$out"
-for t in labels2tag matrix-grep pdb-check report-fmt drv-tag.sh drv-audit.sh drv-upgrade.sh drv-states.sh; do
+for t in labels2tag matrix-grep pdb-check report-fmt gpudrv-lib.sh drv-tag.sh drv-audit.sh drv-upgrade.sh drv-states.sh; do
 	cp "$here/$t" "$home/$t.new" && mv -f "$home/$t.new" "$home/$t"
 done
 cp "$src/lab/k8s/"*.yaml "$home/k8s/"

@@ -5,34 +5,14 @@ set -eu
 
 prog=drv-states.sh
 usage_line="usage: $prog [-m matrix]"
-usage() {
-	echo "$usage_line" >&2
-	exit 2
-}
-say() {
-	echo "$prog: $*" >&2
-}
 case $0 in
 */*) here=${0%/*} ;;
 *) here=. ;;
 esac
-find_tool() {
-	if [ -x "$here/$1" ]; then
-		echo "$here/$1"
-	elif command -v "$1" >/dev/null 2>&1; then
-		echo "$1"
-	else
-		say "$1 not found beside $0 nor on PATH"
-		exit 2
-	fi
-}
+# shellcheck source-path=SCRIPTDIR source=gpudrv-lib.sh
+. "$here/gpudrv-lib.sh"
 labels2tag=$(find_tool labels2tag)
 matrix_grep=$(find_tool matrix-grep)
-kubectl=${KUBECTL:-kubectl}
-# Every request is bounded: a hung API server must not hang cron.
-kc() {
-	"$kubectl" --request-timeout="${GPUDRV_REQUEST_TIMEOUT:-60s}" "$@"
-}
 matrix=${GPUDRV_MATRIX:-$here/support-matrix.csv}
 
 while [ $# -gt 0 ]; do

@@ -13,37 +13,16 @@ L_MAJOR=nvidia.com/cuda.driver.major
 L_MINOR=nvidia.com/cuda.driver.minor
 L_REV=nvidia.com/cuda.driver.rev
 
-usage() {
-	echo "$usage_line" >&2
-	exit 2
-}
-say() {
-	echo "$prog: $*" >&2
-}
-
 case $0 in
 */*) here=${0%/*} ;;
 *) here=. ;;
 esac
-find_tool() {
-	if [ -x "$here/$1" ]; then
-		echo "$here/$1"
-	elif command -v "$1" >/dev/null 2>&1; then
-		echo "$1"
-	else
-		say "$1 not found beside $0 nor on PATH"
-		exit 2
-	fi
-}
+# shellcheck source-path=SCRIPTDIR source=gpudrv-lib.sh
+. "$here/gpudrv-lib.sh"
 labels2tag=$(find_tool labels2tag)
 matrix_grep=$(find_tool matrix-grep)
 pdb_check=$(find_tool pdb-check)
 drv_audit=$(find_tool drv-audit.sh)
-kubectl=${KUBECTL:-kubectl}
-# Every request is bounded: a hung API server must not hang cron.
-kc() {
-	"$kubectl" --request-timeout="${GPUDRV_REQUEST_TIMEOUT:-60s}" "$@"
-}
 
 lab=0
 matrix=${GPUDRV_MATRIX:-$here/support-matrix.csv}
@@ -79,9 +58,7 @@ done
 node=$1
 version=$2
 [ "$drain_timeout" -gt 0 ] || { say "the drain timeout must be at least 1 second"; usage; }
-case $node in
-'' | -* | *[!a-z0-9.-]*) say "not a node name: '$(printf '%s' "$node" | tr -c 'A-Za-z0-9._-' '?' | cut -c1-80)'"; exit 2 ;;
-esac
+check_node "$node"
 major=${version%%.*}
 rest=${version#*.}
 minor=${rest%%.*}

@@ -55,7 +55,7 @@ t_run drv-tag.sh -h
 t_rc 0 "-h"
 
 if command -v shellcheck >/dev/null 2>&1; then
-	t_run shellcheck -s sh "$ROOT/sh/drv-tag.sh"
+	t_run shellcheck -x -s sh "$ROOT/sh/drv-tag.sh"
 	t_rc 0 "shellcheck finds nothing"
 fi
 t_done

@@ -8,7 +8,7 @@ FAKE_OUT=$DATA/lab-nodes.json
 export FAKE_OUT
 # An installed copy: the matrix beside the script is the default.
 mkdir home
-cp "$BIN/drv-audit.sh" "$BIN/labels2tag" "$BIN/matrix-grep" \
+cp "$BIN/drv-audit.sh" "$BIN/gpudrv-lib.sh" "$BIN/labels2tag" "$BIN/matrix-grep" \
 	"$ROOT/lab/support-matrix.csv" home/
 A=$PWD/home/drv-audit.sh
 
@@ -109,7 +109,7 @@ t_run "$A" -x
 t_rc 2 "an unknown option"
 t_err "prints the usage" "usage: drv-audit.sh [-e] [-m matrix] [-p promfile] [-k kernel [-l selector]]"
 if command -v shellcheck >/dev/null 2>&1; then
-	t_run shellcheck -s sh "$ROOT/sh/drv-audit.sh"
+	t_run shellcheck -x -s sh "$ROOT/sh/drv-audit.sh"
 	t_rc 0 "shellcheck finds nothing"
 fi
 t_done

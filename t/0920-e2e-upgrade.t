@@ -23,7 +23,7 @@ t_ok $? "four trainers Running, trainer-pdb at minAvailable 4 settled"
 
 # A copy of the tools with a matrix of our own, as an operator installs them.
 mkdir home
-for f in labels2tag matrix-grep pdb-check drv-audit.sh drv-upgrade.sh drv-states.sh; do cp "$BIN/$f" home/; done
+for f in labels2tag matrix-grep pdb-check gpudrv-lib.sh drv-audit.sh drv-upgrade.sh drv-states.sh; do cp "$BIN/$f" home/; done
 { cat "$ROOT/lab/support-matrix.csv"; echo 550,6.8.0-52-generic,ubuntu24.04; } >home/support-matrix.csv
 U=$PWD/home/drv-upgrade.sh
 node1() { kubectl get node lab-node-1 -o 'jsonpath={.metadata.labels}{.metadata.annotations}{.spec}'; }
