@@ -29,28 +29,37 @@ count_node(const cJSON *node, size_t index, void *arg)
 		c->node = node;
 }
 
-/* MISSING lines of a drv-audit.sh output; dies on a line it does not know. */
+/*
+ * MISSING lines of a drv-audit.sh output, which is one of: OK alone, NONE
+ * alone, or node lines.  Anything else (an empty file: the audit did not
+ * run) dies: a count from it would be a guess.
+ */
 static size_t
 count_missing(const char *path, size_t *unknown)
 {
 	struct lines l;
 	char *line, *f[4];
-	size_t missing = 0;
+	size_t missing = 0, lines = 0, verdicts = 0;
 	int n;
 
 	*unknown = 0;
 	lines_open(&l, path);
 	while ((line = lines_next(&l, NULL)) != NULL) {
+		lines++;
 		n = split_fields(line, f, 4);
 		if (n == 1 && (strcmp(f[0], "OK") == 0 || strcmp(f[0], "NONE") == 0))
-			continue;
-		if (n == 3 && strcmp(f[1], "MISSING") == 0 && tag_valid(f[2]))
+			verdicts++;
+		else if (n == 3 && strcmp(f[1], "MISSING") == 0 && tag_valid(f[2]))
 			missing++;
 		else if (n == 3 && strcmp(f[1], "UNKNOWN") == 0)
 			(*unknown)++;
 		else
 			die("%s:%zu: not a drv-audit.sh line", l.name, l.lineno);
 	}
+	if (lines == 0)
+		die("%s: empty: the audit did not run", l.name);
+	if (verdicts > 0 && lines > 1)
+		die("%s: OK or NONE with other lines: not one drv-audit.sh output", l.name);
 	lines_close(&l);
 	return missing;
 }

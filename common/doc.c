@@ -450,16 +450,61 @@ yaml_stream(struct reader *r, const struct stream_cb *cb)
 	return top;
 }
 
+/*
+ * A key given twice in one JSON object: cJSON keeps both and finds the
+ * first, Go's decoder (the API server's) takes the last.  Either would be a
+ * guess, so it is an error, as in YAML.  Iterative: depth is not bounded here.
+ */
+static void
+json_dups(const cJSON *root, const char *name)
+{
+	const cJSON *stack[1024], *o, *c, *d;
+	struct strset *seen;
+	int top = 0, n;
+
+	stack[top++] = root;
+	while (top > 0) {
+		o = stack[--top];
+		/* small objects pairwise, large ones through a hash set */
+		seen = NULL;
+		if (cJSON_IsObject(o) && (n = cJSON_GetArraySize(o)) > 16) {
+			seen = strset_new();
+			for (c = o->child; c != NULL; c = c->next)
+				if (strset_add(seen, c->string, 1) != 0) {
+					strset_free(seen);
+					die("%s: duplicate key %s", name, qstr(c->string));
+				}
+			strset_free(seen);
+		}
+		for (c = o->child; c != NULL; c = c->next) {
+			if (cJSON_IsObject(o) && seen == NULL)
+				for (d = o->child; d != c; d = d->next)
+					if (strcmp(d->string, c->string) == 0)
+						die("%s: duplicate key %s", name, qstr(c->string));
+			if ((cJSON_IsObject(c) || cJSON_IsArray(c)) && c->child != NULL) {
+				if (top == (int)(sizeof stack / sizeof stack[0]))
+					die("%s: JSON nested too deep", name);
+				stack[top++] = c;
+			}
+		}
+	}
+}
+
 cJSON *
 doc_parse(const struct input *in)
 {
 	size_t i;
+	cJSON *doc;
 
 	for (i = 0; i < in->len && isspace((unsigned char)in->data[i]); i++)
 		;
 	if (i == in->len)
 		die("%s: empty input: expected kubectl JSON or YAML", in->name);
-	return is_json(in) ? json_parse(in) : yaml_parse(in);
+	if (!is_json(in))
+		return yaml_parse(in);
+	doc = json_parse(in);
+	json_dups(doc, in->name);
+	return doc;
 }
 
 const cJSON *

@@ -162,7 +162,7 @@ nextopt(int argc, char **argv, const char *opts, const char *usage)
 	opterr = 0;
 	c = getopt(argc, argv, opts);
 	if (c == '?') {
-		if (optopt != 0 && strchr(opts, optopt) != NULL)
+		if (optopt != 0 && optopt != ':' && strchr(opts, optopt) != NULL)
 			warnf("option -%c needs an argument", optopt);
 		else
 			warnf("unknown option -%c", optopt);

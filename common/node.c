@@ -112,37 +112,6 @@ static const struct kspec keys[] = { { "kind", NULL }, { "metadata", meta },
 	{ "spec", spec }, { NULL, NULL } };
 static const struct kspec nospec[] = { { "kind", NULL }, { "metadata", meta },
 	{ NULL, NULL } };
-static const struct kspec top[] = { { "kind", NULL }, { "metadata", meta },
-	{ "spec", spec }, { "items", NULL }, { NULL, NULL } };
-
-/*
- * A key gpudrv reads, given twice in one object: which value would count?
- * cJSON keeps both (the first wins); the streaming path refuses, and so does
- * this check of a whole tree, with the same words.
- */
-static void
-dup_check(const cJSON *obj, const struct kspec *ks, const char *docname)
-{
-	const cJSON *c, *found;
-	int n;
-
-	if (!cJSON_IsObject(obj))
-		return;
-	for (; ks->key != NULL; ks++) {
-		n = 0;
-		found = NULL;
-		cJSON_ArrayForEach(c, obj) {
-			if (c->string != NULL && strcmp(c->string, ks->key) == 0) {
-				n++;
-				found = found ? found : c;
-			}
-		}
-		if (n > 1)
-			die("%s: duplicate key %s", docname, qstr(ks->key));
-		if (ks->sub != NULL)
-			dup_check(found, ks->sub, docname);
-	}
-}
 
 /* Why item i of a list of this kind is not a Node, into why; 0 if it is one. */
 static int
@@ -191,9 +160,6 @@ nodes_each(const cJSON *doc, const char *docname, int *was_list, node_fn fn, voi
 	char why[256];
 	size_t i;
 
-	dup_check(doc, top, docname);
-	cJSON_ArrayForEach(it, j_get(doc, "items"))
-		dup_check(it, keys, docname);
 	kind = doc_kind(doc, docname);
 	*was_list = 0;
 	if (strcmp(kind, "Node") == 0) {

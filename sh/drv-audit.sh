@@ -48,8 +48,8 @@ fi
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/drv-audit.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+trap 'exit 2' HUP INT
+trap 'exit 2' TERM
 
 # prom_write STATUS: the textfile-collector file, replaced atomically.  The
 # last success time is carried over from the old file when this run failed.

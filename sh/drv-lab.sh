@@ -166,7 +166,12 @@ pdb_settled() { # pdb_settled ALLOWED: status recomputed for the current spec
 		"$(ns get pdb trainer-pdb -o jsonpath='{.metadata.generation}/{.metadata.generation}') 4 $1" ]
 }
 wait_until "trainer-pdb status: 4 healthy, 0 disruptions allowed" pdb_settled 0
-kubectl get pdb,pods -A -o json | pdb-check lab-node-1 | sed 's/^/   pdb-check: /' || :
+kubectl get pdb,pods -A -o json >"$out/pdb-pods.json" || die "cannot list budgets and pods"
+rc=0
+pdb-check lab-node-1 "$out/pdb-pods.json" >"$out/pdb-check.txt" || rc=$?
+rm -f "$out/pdb-pods.json"
+[ "$rc" -eq 1 ] || die "pdb-check says the drain would pass (exit $rc): $(cat "$out/pdb-check.txt")"
+sed 's/^/   pdb-check: /' "$out/pdb-check.txt"
 rc=0
 kubectl drain lab-node-1 --ignore-daemonsets --delete-emptydir-data --timeout=20s \
 	>"$out/drain-blocked.txt" 2>&1 || rc=$?
@@ -198,7 +203,9 @@ sed -n 's/^drv-upgrade.sh: lab-node-1: nvidia.com\/gpu-driver-upgrade-state=//p'
 [ "$(jp node/lab-node-1 '{.metadata.labels.nvidia\.com/gpu-driver-upgrade-state}')" = upgrade-done ] ||
 	kubectl label node lab-node-1 --overwrite nvidia.com/gpu-driver-upgrade-state=upgrade-done >/dev/null
 audit=$(mktemp "${TMPDIR:-/tmp}/drv-lab.XXXXXX")
-"$home/drv-audit.sh" >"$audit" || :
+rc=0
+"$home/drv-audit.sh" >"$audit" || rc=$?
+[ "$rc" -le 1 ] || { rm -f "$audit"; die "the audit for the report could not tell (exit 2)"; }
 kubectl get nodes -o json | report-fmt -a "$audit" -m "$matrix" lab-node-1 >"$out/upgrade-report.txt" ||
 	{ rm -f "$audit"; die "report-fmt failed"; }
 rm -f "$audit"

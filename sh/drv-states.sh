@@ -4,7 +4,7 @@
 set -eu
 
 prog=drv-states.sh
-usage_line="usage: $prog [-m matrix]"
+usage_line="usage: $prog [-e] [-m matrix]"
 case $0 in
 */*) here=${0%/*} ;;
 *) here=. ;;
@@ -14,10 +14,12 @@ esac
 labels2tag=$(find_tool labels2tag)
 matrix_grep=$(find_tool matrix-grep)
 matrix=${GPUDRV_MATRIX:-$here/support-matrix.csv}
+empty=0
 
 while [ $# -gt 0 ]; do
 	case $1 in
 	-m | --matrix) [ $# -ge 2 ] || usage; matrix=$2; shift ;;
+	-e | --allow-empty) empty=1 ;;
 	-h | --help) echo "$usage_line"; exit 0 ;;
 	*) usage ;;
 	esac
@@ -26,8 +28,8 @@ done
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/drv-states.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+trap 'exit 2' HUP INT
+trap 'exit 2' TERM
 
 # One GET, the API server's own JSON (see drv-audit.sh).
 if ! kc get --raw '/api/v1/nodes?labelSelector=nvidia.com%2Fgpu.present%3Dtrue' >"$tmp/nodes" 2>"$tmp/err"; then
@@ -44,8 +46,16 @@ mg=0
 [ "$mg" -le 2 ] || exit 2
 grep -q -e ' MISSING ' -e ' UNKNOWN ' -e '^OK$' -e '^NONE$' "$tmp/audit" || exit 2
 
-# <node> <state> <schedulable|cordoned> <tag> <image: ok|MISSING|UNKNOWN>
+if [ "$(cat "$tmp/audit")" = NONE ]; then
+	[ "$empty" = 1 ] && exit 0
+	say "no GPU node (nvidia.com/gpu.present=true) in the cluster; -e accepts that"
+	exit 2
+fi
+
+# <node> <state> <schedulable|cordoned> <tag> <image: ok|MISSING|UNKNOWN>;
+# an item whose name is not a node name (#N) has no state to show.
 awk 'NR == FNR { if ($2 == "MISSING") miss[$1] = 1; next }
+	NF == 3 { print $1, "-", "-", "UNKNOWN", "UNKNOWN"; next }
 	{ img = $2 == "UNKNOWN" ? "UNKNOWN" : ($1 in miss) ? "MISSING" : "ok"
 	  print $1, $3, $4, $2, img }' "$tmp/audit" "$tmp/states"
 if [ "$l2t" -ne 0 ] || [ "$mg" -eq 2 ]; then

@@ -32,8 +32,8 @@ check_node "$node"
 
 tmp=$(mktemp "${TMPDIR:-/tmp}/drv-tag.XXXXXX")
 trap 'rm -f "$tmp" "$tmp.err"' EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+trap 'exit 2' HUP INT
+trap 'exit 2' TERM
 
 # A failed kubectl must never read as a node without labels.
 if ! kc get node "$node" -o json >"$tmp" 2>"$tmp.err"; then

@@ -55,27 +55,41 @@ while [ $# -gt 0 ]; do
 	shift
 done
 [ $# -eq 2 ] || usage
+# The options again, quoted for a shell: the command that resumes.
+shq() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
+resume_opts="-m $(shq "$matrix") -t $drain_timeout -w $budget_wait -g $validate_timeout"
+resume_opts="$resume_opts -n $(shq "$driver_ns") -s $(shq "$driver_sel")"
+[ -z "$drain_log" ] || resume_opts="$resume_opts -d $(shq "$drain_log")"
+[ "$lab" = 0 ] || resume_opts="-L $resume_opts"
 node=$1
 version=$2
 [ "$drain_timeout" -gt 0 ] || { say "the drain timeout must be at least 1 second"; usage; }
 check_node "$node"
+case $version in
+*.*.*.* | *..* | .* | *.) version=bad ;;
+*.*.*) ;;
+*) version=bad ;;
+esac
+[ "$version" != bad ] || { say "not a driver version (branch.minor.rev, e.g. 550.90.07): '$2'"; exit 2; }
 major=${version%%.*}
 rest=${version#*.}
 minor=${rest%%.*}
 rev=${rest#*.}
 for part in "$major" "$minor" "$rev"; do
 	case $part in
-	'' | *[!0-9]*) say "not a driver version (branch.minor.rev, e.g. 550.90.07): '$version'"; exit 2 ;;
+	'' | *[!0-9]*) say "not a driver version (branch.minor.rev, e.g. 550.90.07): '$2'"; exit 2 ;;
 	esac
 done
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/drv-upgrade.XXXXXX")
 phase=none       # none, cordoned, drained, finished: what the failure path must undo
 prev_state=      # the state label before we touched it
+state_set=0      # 1 once we have written the state label
+drain_pid=       # kubectl drain, while it runs
 we_cordoned=0
 cordoned=0       # 1 from our cordon until the node is schedulable again
 trap 'rm -rf "$tmp"' EXIT
-trap 'on_fail "interrupted" 2' INT TERM
+trap 'on_fail "interrupted" 2' HUP INT TERM
 
 # field JSONPATH: one field of the node, fresh from the API.
 field() {
@@ -89,19 +103,23 @@ set_state() {
 		return 1
 	fi
 	cur_state=$1
+	state_set=1
 	say "$node: $STATE=$1"
 }
 
 # on_fail REASON STATUS: the one exit path after a failure or a signal.  It
 # undoes what is safe to undo and says exactly where the node stands.
 on_fail() {
-	trap - INT TERM
+	trap - HUP INT TERM
 	set +e
+	[ -z "$drain_pid" ] || kill "$drain_pid" 2>/dev/null
 	say "$node: $1"
-	resume="$prog $(if [ "$lab" = 1 ]; then echo "-L "; fi)-m $matrix $node $version"
+	resume="$prog $resume_opts $node $version"
 	case $phase in
 	none)
-		if [ -n "$prev_state" ]; then
+		if [ "$state_set" = 0 ]; then
+			:
+		elif [ -n "$prev_state" ]; then
 			kc label node "$node" --overwrite "$STATE=$prev_state" >/dev/null 2>&1
 		else
 			kc label node "$node" "$STATE-" >/dev/null 2>&1
@@ -210,7 +228,8 @@ say "$node: the budgets leave room for the drain"
 # first run's answer, as the GPU Operator does with its initial-state annotation.
 if [ "$initial" = true ]; then
 	we_cordoned=0
-elif [ "$unsched" = true ] && [ -z "$prev_state" ]; then
+elif [ "$unsched" = true ] && { [ -z "$prev_state" ] || [ "$prev_state" = upgrade-done ]; }; then
+	# A fresh upgrade of a node someone cordoned: it stays cordoned.
 	we_cordoned=0
 	kc annotate node "$node" --overwrite "$INITIAL=true" >/dev/null 2>"$tmp/err" ||
 		on_fail "cannot annotate: $(cat "$tmp/err")" 2
@@ -227,12 +246,21 @@ cordoned=1
 set_state pod-deletion-required || on_fail "the API refused a label" 2
 set_state drain-required || on_fail "the API refused a label" 2
 say "$node: kubectl drain --timeout=${drain_timeout}s"
+# In the background, so that a signal is handled at once (a shell runs its
+# traps only between commands; wait is interrupted).
+echo 2 >"$tmp/drain.rc"
 {
-	rc=0
 	kc drain "$node" --ignore-daemonsets --delete-emptydir-data \
-		--timeout="${drain_timeout}s" 2>&1 || rc=$?
+		--timeout="${drain_timeout}s" 2>&1 &
+	echo "$!" >"$tmp/drain.pid"
+	rc=0
+	wait "$!" || rc=$?
 	echo "$rc" >"$tmp/drain.rc"
-} | tee "$tmp/drain.out" | sed 's/^/    /' >&2
+} | tee "$tmp/drain.out" | sed 's/^/    /' >&2 &
+until [ -s "$tmp/drain.pid" ]; do sleep 0.1; done
+drain_pid=$(cat "$tmp/drain.pid")
+wait "$!" || :
+drain_pid=
 if [ -n "$drain_log" ] && ! cp "$tmp/drain.out" "$drain_log"; then
 	say "warning: cannot write the drain log $drain_log"
 fi

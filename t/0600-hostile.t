@@ -170,6 +170,10 @@ printf 'lab-node-0 550-5.15.0-119-generic-ubuntu22.04\0\n' >nul.lines
 t_run matrix-grep -m "$ROOT/lab/support-matrix.csv" nul.lines
 t_rc 2 "a NUL byte in a '<node> <tag>' line"
 t_out "never OK"
+sed 's/"minAvailable": 4/"minAvailable": 4, "minAvailable": 0/' "$DATA/pdb-lab.json" >dup-pdb.json
+t_run pdb-check lab-node-1 dup-pdb.json
+t_rc 2 "pdb-check on a budget with minAvailable twice (Go would take the last, cJSON the first)"
+t_err "names the key" 'pdb-check: dup-pdb.json: duplicate key "minAvailable"'
 head -c 3000 "$DATA/pdb-lab.json" >cut-pdb.json
 t_run pdb-check lab-node-1 cut-pdb.json
 t_rc 2 "pdb-check on a cut list"

@@ -100,6 +100,18 @@ t_out "one line per GPU node: state, cordon, tag, image" \
 	"lab-node-2 - schedulable 550-6.8.0-45-generic-ubuntu24.04 ok" \
 	"lab-node-3 - schedulable 550-6.8.0-52-generic-ubuntu24.04 ok"
 
+# A node an admin cordoned stays cordoned through an upgrade, even one that
+# an earlier upgrade left upgrade-done.
+kubectl cordon lab-node-1 >/dev/null
+t_run "$U" -L -t 30 lab-node-1 550.127.05
+t_rc 0 "drv-upgrade.sh of a node cordoned by hand"
+t_grep "says it leaves the node cordoned" err "lab-node-1: left cordoned: it was unschedulable before the upgrade began"
+t_run kubectl get node lab-node-1 -o 'jsonpath={.spec.unschedulable}/{.metadata.labels.nvidia\.com/gpu-driver-upgrade-state}/{.metadata.labels.nvidia\.com/cuda\.driver\.minor}'
+t_val "the node is still cordoned, upgrade-done, on the new driver" true/upgrade-done/127
+kubectl uncordon lab-node-1 >/dev/null
+e2e_until 90 running 4 && e2e_until 60 settled 1
+t_ok $? "uncordoned by hand: four trainers again, one disruption allowed"
+
 # Real mode: the driver pod of a DaemonSet is restarted on the node, and
 # gpu-feature-discovery (played here by the test) reports the new version.
 e2e_namespace gpu-operator
