@@ -10,6 +10,8 @@
 
 #include "gpudrv.h"
 
+#define NOT_TAG "cannot be part of an image tag (only letters, digits, '_', '.' and '-')"
+
 static int
 tagchar(int c)
 {
@@ -51,11 +53,11 @@ ostag_build(char *out, size_t outsz, const char *id, const char *version_id,
 	char *end;
 
 	if (!tag_charset_ok(id)) {
-		*why = "cannot be part of an image tag (only letters, digits, '_', '.' and '-')";
+		*why = NOT_TAG;
 		return 1;
 	}
 	if (!tag_charset_ok(version_id)) {
-		*why = "cannot be part of an image tag (only letters, digits, '_', '.' and '-')";
+		*why = NOT_TAG;
 		return 2;
 	}
 	dot = strchr(version_id, '.');
@@ -90,11 +92,11 @@ tag_build(char *out, size_t outsz, const char *branch, const char *kernel,
 		return 1;
 	}
 	if (!tag_charset_ok(kernel)) {
-		*why = "cannot be part of an image tag (only letters, digits, '_', '.' and '-')";
+		*why = NOT_TAG;
 		return 2;
 	}
 	if (!tag_charset_ok(ostag)) {
-		*why = "cannot be part of an image tag (only letters, digits, '_', '.' and '-')";
+		*why = NOT_TAG;
 		return 3;
 	}
 	n = snprintf(out, outsz, "%s-%s-%s", branch, kernel, ostag);

@@ -97,6 +97,11 @@ field() {
 }
 
 cur_state=      # the state label as we last set it (or found it)
+# driver_version: the driver the node's labels report, branch.minor.rev.
+driver_version() {
+	field "{.metadata.labels.nvidia\.com/cuda\.driver\.major}.{.metadata.labels.nvidia\.com/cuda\.driver\.minor}.{.metadata.labels.nvidia\.com/cuda\.driver\.rev}"
+}
+
 set_state() {
 	if ! kc label node "$node" --overwrite "$STATE=$1" >/dev/null 2>"$tmp/err"; then
 		say "cannot set $STATE=$1 on $node: $(cat "$tmp/err")"
@@ -175,7 +180,7 @@ cur_state=$prev_state
 unsched=$(field '{.spec.unschedulable}') || on_fail "kubectl failed: $(cat "$tmp/err")" 2
 initial=$(field '{.metadata.annotations.nvidia\.com/gpu-driver-upgrade\.node-initial-state\.unschedulable}') ||
 	on_fail "kubectl failed: $(cat "$tmp/err")" 2
-have=$(field "{.metadata.labels.nvidia\.com/cuda\.driver\.major}.{.metadata.labels.nvidia\.com/cuda\.driver\.minor}.{.metadata.labels.nvidia\.com/cuda\.driver\.rev}") ||
+have=$(driver_version) ||
 	on_fail "kubectl failed: $(cat "$tmp/err")" 2
 if [ "$have" = "$version" ] && [ "$prev_state" = upgrade-done ] && [ "$unsched" != true ]; then
 	say "$node: already at driver $version, schedulable, $STATE=upgrade-done"
@@ -282,7 +287,7 @@ fi
 set_state validation-required || on_fail "the API refused a label" 2
 waited=0
 while :; do
-	have=$(field "{.metadata.labels.nvidia\.com/cuda\.driver\.major}.{.metadata.labels.nvidia\.com/cuda\.driver\.minor}.{.metadata.labels.nvidia\.com/cuda\.driver\.rev}") || have=
+	have=$(driver_version) || have=
 	[ "$have" != "$version" ] || break
 	[ "$waited" -lt "$validate_timeout" ] ||
 		on_fail "gpu-feature-discovery reports driver '$have', not $version, after ${waited}s" 2

@@ -42,6 +42,15 @@ t_run report-fmt -a audit.unk -m "$M" lab-node-1 "$DATA/lab-nodes.json"
 t_rc 2 "an audit with UNKNOWN nodes"
 t_err "cannot give a skew count" "report-fmt: audit.unk: 1 node UNKNOWN: the skew cannot be counted"
 
+: >audit.empty
+t_run report-fmt -a audit.empty -m "$M" lab-node-1 "$DATA/lab-nodes.json"
+t_rc 2 "an empty audit"
+t_err "is not a skew of 0: the audit did not run" "report-fmt: audit.empty: empty: the audit did not run"
+printf '%s\n' OK "lab-node-3 MISSING 550-6.8.0-52-generic-ubuntu24.04" >audit.mixed
+t_run report-fmt -a audit.mixed -m "$M" lab-node-1 "$DATA/lab-nodes.json"
+t_rc 2 "OK beside a MISSING line"
+t_err "is not one audit's output" "report-fmt: audit.mixed: OK or NONE with other lines: not one drv-audit.sh output"
+
 printf 'driver_branch,kernel\n' >bad.csv
 t_run report-fmt -a audit.ok -m bad.csv lab-node-1 "$DATA/lab-nodes.json"
 t_rc 2 "a malformed matrix"
