@@ -12,7 +12,7 @@ static const char usage[] = "-a audit -m matrix node [nodes]";
 struct count {
 	const char *want; /* the node of the report */
 	size_t gpu_nodes;
-	const cJSON *node;
+	cJSON *node;      /* a copy: the stream frees each node after the call */
 };
 
 static void
@@ -25,8 +25,19 @@ count_node(const cJSON *node, size_t index, void *arg)
 	(void)index;
 	if (present != NULL && strcmp(present, "true") == 0)
 		c->gpu_nodes++;
-	if (name != NULL && strcmp(name, c->want) == 0)
-		c->node = node;
+	if (name != NULL && strcmp(name, c->want) == 0 && c->node == NULL)
+		c->node = cJSON_Duplicate(node, 1);
+}
+
+/* Items seen before the document turned out to be one Node: forget them. */
+static void
+forget(void *arg)
+{
+	struct count *c = arg;
+
+	c->gpu_nodes = 0;
+	cJSON_Delete(c->node);
+	c->node = NULL;
 }
 
 /*
@@ -70,9 +81,8 @@ main(int argc, char **argv)
 	const char *audit = NULL, *matrix_path = NULL, *state;
 	struct count c = { 0 };
 	struct matrix *m;
-	struct input in;
+	struct node_stream ns = { count_node, forget, NULL, 0 };
 	struct tagfault f;
-	cJSON *doc;
 	char tag[TAG_MAX + 1], key[300], *k;
 	size_t missing, unknown, rows;
 	int ch, list;
@@ -103,11 +113,11 @@ main(int argc, char **argv)
 	m = matrix_load(matrix_path, 0);
 	rows = matrix_rows(m);
 	matrix_free(m);
-	input_read(&in, argv[optind + 1]);
-	doc = doc_parse(&in);
-	nodes_each(doc, in.name, &list, count_node, &c);
+	ns.arg = &c;
+	nodes_stream(argv[optind + 1], &ns, &list);
 	if (c.node == NULL)
-		die("%s: node %s is not in the node list", in.name, c.want);
+		die("%s: node %s is not in the node list",
+		    argv[optind + 1] ? argv[optind + 1] : "<stdin>", c.want);
 	if (node_tag(c.node, NULL, tag, sizeof tag, NULL, 0, &f) != 0)
 		die("node %s: label %s %s", c.want, f.label, f.detail);
 	state = j_str(node_labels(c.node), L_STATE);
@@ -120,7 +130,6 @@ main(int argc, char **argv)
 	printf("%s=%s\n", key, tag);
 	printf("MATRIX_ROWS=%zu\n", rows);
 	printf("UPGRADE_STATE=%s\n", state != NULL && *state != '\0' ? state : "-");
-	cJSON_Delete(doc);
-	input_free(&in);
+	cJSON_Delete(c.node);
 	return fshut(stdout, "stdout");
 }
