@@ -15,12 +15,8 @@
 static int
 is_json(const struct input *in)
 {
-	size_t i = 0;
+	size_t i = text_start(in->data, in->len);
 
-	if (in->len >= 3 && memcmp(in->data, "\xef\xbb\xbf", 3) == 0)
-		i = 3;
-	while (i < in->len && isspace((unsigned char)in->data[i]))
-		i++;
 	return i < in->len && (in->data[i] == '{' || in->data[i] == '[');
 }
 

@@ -76,6 +76,7 @@ struct stream_cb {
 };
 void reader_open(struct reader *r, const char *path); /* dies on error or empty input */
 int reader_is_json(const struct reader *r);
+size_t text_start(const char *p, size_t n); /* offset past a UTF-8 BOM and white space */
 size_t reader_next(struct reader *r); /* the next chunk into buf; 0 at the end */
 void reader_close(struct reader *r);
 cJSON *json_stream(struct reader *r, const struct stream_cb *cb); /* jstream.c */

@@ -90,16 +90,22 @@ read_some(struct reader *r, char *buf, size_t n)
 	return (size_t)got;
 }
 
-static size_t
-first_byte(const struct reader *r)
+size_t
+text_start(const char *p, size_t n)
 {
 	size_t i = 0;
 
-	if (r->len >= 3 && memcmp(r->buf, "\xef\xbb\xbf", 3) == 0)
+	if (n >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0)
 		i = 3;
-	while (i < r->len && isspace((unsigned char)r->buf[i]))
+	while (i < n && isspace((unsigned char)p[i]))
 		i++;
 	return i;
+}
+
+static size_t
+first_byte(const struct reader *r)
+{
+	return text_start(r->buf, r->len);
 }
 
 void

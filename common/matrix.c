@@ -133,17 +133,14 @@ matrix_load(const char *path, int report_dups)
 {
 	struct matrix *m = xmalloc(sizeof *m);
 	struct input in;
-	size_t i = 0;
+	size_t i;
 
 	m->tags = strset_new();
 	m->rows = 0;
 	input_read(&in, path);
 	if (memchr(in.data, '\0', in.len) != NULL)
 		die("%s: NUL byte in the matrix", in.name);
-	if (in.len >= 3 && memcmp(in.data, "\xef\xbb\xbf", 3) == 0)
-		i = 3;
-	while (i < in.len && isspace((unsigned char)in.data[i]))
-		i++;
+	i = text_start(in.data, in.len);
 	if (i < in.len && in.data[i] == '{')
 		load_json(m, &in, report_dups);
 	else
