@@ -51,6 +51,7 @@ bin/%.sh: sh/%.sh
 # The tests, end-to-end ones included (GPUDRV_E2E=0 skips those, saying so).
 # A sandbox that check started is stopped again; a running one is reused.
 check: all
+	@sh .ci/deps test
 	@if sh sandbox/status.sh >/dev/null 2>&1; then up=1; else up=0; fi; \
 	rc=0; prove $(PROVE_FLAGS) t/ || rc=$$?; \
 	if [ $$up = 0 ]; then sh sandbox/down.sh >/dev/null 2>&1 || :; fi; \
@@ -86,6 +87,7 @@ sandbox-down:
 
 # The lab of LAB.md, end to end, on the sandbox (or LAB_KUBECONFIG's cluster).
 lab: all
+	@sh .ci/deps test
 	@sh bin/drv-lab.sh
 
 install: all
