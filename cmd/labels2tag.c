@@ -136,11 +136,6 @@ main(int argc, char **argv)
 		case 'u': o.unknown = 1; break;
 		case 'b': o.ov.branch = optarg; break;
 		case 'k': o.ov.kernel = optarg; break;
-		case 'h':
-			printf("usage: %s %s\n", progname, usage);
-			return fshut(stdout, "stdout");
-		default:
-			usage_exit(usage);
 		}
 	}
 	if (argc - optind > 1)

@@ -48,11 +48,6 @@ main(int argc, char **argv)
 		case 'D': dups = 1; break;
 		case 'e': empty_ok = 1; break;
 		case 'm': matrix_path = optarg; break;
-		case 'h':
-			printf("usage: %s %s\n", progname, usage);
-			return fshut(stdout, "stdout");
-		default:
-			usage_exit(usage);
 		}
 	}
 	if (matrix_path == NULL || argc - optind > 1)

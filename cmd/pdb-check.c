@@ -450,11 +450,6 @@ main(int argc, char **argv)
 	while ((c = nextopt(argc, argv, "sh", usage)) != -1) {
 		switch (c) {
 		case 's': listing = 1; break;
-		case 'h':
-			printf("usage: %s %s\n", progname, usage);
-			return fshut(stdout, "stdout");
-		default:
-			usage_exit(usage);
 		}
 	}
 	if (argc - optind < 1 || argc - optind > 2)

@@ -92,11 +92,6 @@ main(int argc, char **argv)
 		switch (ch) {
 		case 'a': audit = optarg; break;
 		case 'm': matrix_path = optarg; break;
-		case 'h':
-			printf("usage: %s %s\n", progname, usage);
-			return fshut(stdout, "stdout");
-		default:
-			usage_exit(usage);
 		}
 	}
 	if (audit == NULL || matrix_path == NULL || argc - optind < 1 || argc - optind > 2)

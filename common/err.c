@@ -152,7 +152,8 @@ xstrndup(const char *s, size_t n)
 /*
  * getopt(3) with the program's own words for a bad option (getopt's name
  * its messages with the full argv[0]): "unknown option -x" or "option -m
- * needs an argument", then the usage line, exit 2.
+ * needs an argument", then the usage line, exit 2.  -h, where opts has it,
+ * prints the usage line on stdout and exits 0.  Returns only options in opts.
  */
 int
 nextopt(int argc, char **argv, const char *opts, const char *usage)
@@ -161,6 +162,10 @@ nextopt(int argc, char **argv, const char *opts, const char *usage)
 
 	opterr = 0;
 	c = getopt(argc, argv, opts);
+	if (c == 'h') {
+		printf("usage: %s %s\n", progname, usage);
+		exit(fshut(stdout, "stdout"));
+	}
 	if (c == '?') {
 		if (optopt != 0 && optopt != ':' && strchr(opts, optopt) != NULL)
 			warnf("option -%c needs an argument", optopt);
