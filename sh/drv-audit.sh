@@ -115,8 +115,7 @@ sel=nvidia.com/gpu.present=true
 # fleet.  --raw: one GET, not pages of 500, and the API server's own JSON
 # (kubectl's printer takes 8x as long to re-encode 1,000 nodes; bench/README.md).
 if ! kc get --raw "/api/v1/nodes?labelSelector=$(urlencode "$sel")" >"$tmp/nodes" 2>"$tmp/err"; then
-	say "cannot list the GPU nodes; kubectl said:"
-	sed 's/^/    /' "$tmp/err" >&2
+	kubectl_said "cannot list the GPU nodes" "$tmp/err"
 	fail "no audit was made"
 fi
 

@@ -33,8 +33,7 @@ trap 'exit 2' TERM
 
 # One GET, the API server's own JSON (see drv-audit.sh).
 if ! kc get --raw '/api/v1/nodes?labelSelector=nvidia.com%2Fgpu.present%3Dtrue' >"$tmp/nodes" 2>"$tmp/err"; then
-	say "cannot list the GPU nodes; kubectl said:"
-	sed 's/^/    /' "$tmp/err" >&2
+	kubectl_said "cannot list the GPU nodes" "$tmp/err"
 	exit 2
 fi
 l2t=0

@@ -35,16 +35,7 @@ trap 'rm -f "$tmp" "$tmp.err"' EXIT
 trap 'exit 2' HUP INT
 trap 'exit 2' TERM
 
-# A failed kubectl must never read as a node without labels.
-if ! kc get node "$node" -o json >"$tmp" 2>"$tmp.err"; then
-	if grep -q '(NotFound)' "$tmp.err"; then
-		say "node $node not found in the cluster"
-		exit 2
-	fi
-	echo "$prog: cannot read node $node from the cluster; kubectl said:" >&2
-	sed 's/^/    /' "$tmp.err" >&2
-	exit 2
-fi
+get_node "$node" "$tmp"
 set -- -N
 [ -z "$branch" ] || set -- "$@" -b "$branch"
 [ -z "$kernel" ] || set -- "$@" -k "$kernel"

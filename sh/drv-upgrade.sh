@@ -166,15 +166,7 @@ on_fail() {
 }
 
 # Step 0: the node as it is.
-if ! kc get node "$node" -o json >"$tmp/node" 2>"$tmp/err"; then
-	if grep -q '(NotFound)' "$tmp/err"; then
-		say "node $node not found in the cluster"
-	else
-		say "cannot read node $node; kubectl said:"
-		sed 's/^/    /' "$tmp/err" >&2
-	fi
-	exit 2
-fi
+get_node "$node" "$tmp/node"
 prev_state=$(field '{.metadata.labels.nvidia\.com/gpu-driver-upgrade-state}') || on_fail "kubectl failed: $(cat "$tmp/err")" 2
 cur_state=$prev_state
 unsched=$(field '{.spec.unschedulable}') || on_fail "kubectl failed: $(cat "$tmp/err")" 2
@@ -210,8 +202,7 @@ esac
 waited=0
 while :; do
 	if ! kc get pdb,pods -A -o json >"$tmp/pp" 2>"$tmp/err"; then
-		say "cannot list budgets and pods; kubectl said:"
-		sed 's/^/    /' "$tmp/err" >&2
+		kubectl_said "cannot list budgets and pods" "$tmp/err"
 		exit 2
 	fi
 	pc=0

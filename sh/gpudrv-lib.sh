@@ -39,6 +39,26 @@ kc() {
 	"${KUBECTL:-kubectl}" --request-timeout="${GPUDRV_REQUEST_TIMEOUT:-60s}" "$@"
 }
 
+# kubectl_said WHAT FILE: says WHAT failed, then kubectl's words (FILE), indented.
+kubectl_said() {
+	say "$1; kubectl said:"
+	sed 's/^/    /' "$2" >&2
+}
+
+# get_node NODE FILE: the node's JSON into FILE, or exit 2 saying why not; a
+# failed kubectl must never read as a node without labels.
+get_node() {
+	if kc get node "$1" -o json >"$2" 2>"$2.err"; then
+		return 0
+	fi
+	if grep -q '(NotFound)' "$2.err"; then
+		say "node $1 not found in the cluster"
+	else
+		kubectl_said "cannot read node $1 from the cluster" "$2.err"
+	fi
+	exit 2
+}
+
 # urlencode STRING: for a query parameter (RFC 3986 unreserved kept).
 urlencode() {
 	printf '%s' "$1" | LC_ALL=C awk '

@@ -45,7 +45,7 @@ t_out "prints nothing on stdout"
 node1 >before
 KUBECONFIG=$PWD/gpudrv-nobody.kubeconfig t_run drv-upgrade.sh -L -m "$M" lab-node-1 550.90.07
 t_rc 2 "drv-upgrade.sh when RBAC forbids reading the node"
-t_grep "says it cannot read the node" err "drv-upgrade.sh: cannot read node lab-node-1; kubectl said:"
+t_grep "says it cannot read the node" err "drv-upgrade.sh: cannot read node lab-node-1 from the cluster; kubectl said:"
 node1 >after
 t_cmp "the node is untouched" before after
 
