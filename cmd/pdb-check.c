@@ -500,10 +500,12 @@ main(int argc, char **argv)
 				die("%s: item %zu (Pod): spec.nodeName is %s, not a string", docname,
 				    i, j_type(j_get(spec, "nodeName")));
 			on = j_str(spec, "nodeName");
-			if (on != NULL && strcmp(on, node) == 0)
+			if (on != NULL && strcmp(on, node) == 0) {
 				pod_read(&pods[np++], it, i);
-			else if (meta_str(it, "name", i, "Pod") != NULL)
-				(void)meta_str(it, "namespace", i, "Pod");
+			} else { /* not on the node, but checked all the same */
+				meta_str(it, "name", i, "Pod");
+				meta_str(it, "namespace", i, "Pod");
+			}
 		} else {
 			die("%s: item %zu is a %s, not a PodDisruptionBudget or Pod "
 			    "(use kubectl get pdb,pods)", docname, i, qstr(k));
