@@ -60,18 +60,16 @@ ostag_build(char *out, size_t outsz, const char *id, const char *version_id,
 		*why = NOT_TAG;
 		return 2;
 	}
-	dot = strchr(version_id, '.');
-	vlen = dot ? (int)(dot - version_id) : (int)strlen(version_id);
+	vlen = (int)strlen(version_id);
 	if (strcmp(id, "rocky") == 0 || strcmp(id, "rhel") == 0) {
+		dot = strchr(version_id, '.');
 		major = strtol(version_id, &end, 10);
-		if (end == version_id || end != version_id + vlen) {
+		if (end == version_id || end != (dot ? dot : version_id + vlen)) {
 			*why = "has no numeric major version";
 			return 2;
 		}
-		if (strcmp(id, "rocky") != 0 && major < 10)
-			vlen = (int)strlen(version_id);
-	} else {
-		vlen = (int)strlen(version_id);
+		if (strcmp(id, "rocky") == 0 || major >= 10)
+			vlen = (int)(end - version_id);
 	}
 	n = snprintf(out, outsz, "%s%.*s", id, vlen, version_id);
 	if (n < 0 || (size_t)n >= outsz) {
