@@ -1,46 +1,52 @@
 # gpudrv: see README.md.  `make` builds every command into bin/.
 
-PREFIX    = /usr/local
-BINDIR    = $(PREFIX)/bin
-MANDIR    = $(PREFIX)/share/man
+PREFIX     = /usr/local
+BINDIR     = $(PREFIX)/bin
+LIBDIR     = $(PREFIX)/lib/gpudrv
+MANDIR     = $(PREFIX)/share/man
 PKG_CONFIG = pkg-config
-CC        = cc
-CFLAGS    = -O2 -g
+CC         = cc
+CFLAGS     = -O2 -g
+# Checks the Debian packages the build needs (as root, installs the missing).
+DEPS       = sh .ci/deps build
 
+# pkg-config is asked when a compiler runs, after $(DEPS), never while make
+# reads this file (on a fresh machine the packages are not there yet); the
+# fallbacks are Debian's paths.
+LIB_CFLAGS = `$(PKG_CONFIG) --cflags libcjson yaml-0.1 2>/dev/null || echo -I/usr/include/cjson`
+LIB_LIBS   = `$(PKG_CONFIG) --libs libcjson yaml-0.1 2>/dev/null || echo -lcjson -lyaml`
 # Warnings stay on whatever CFLAGS the user passes.
-DEPS_CFLAGS != $(PKG_CONFIG) --cflags libcjson yaml-0.1 2>/dev/null || true
-DEPS_LIBS   != $(PKG_CONFIG) --libs libcjson yaml-0.1 2>/dev/null || echo -lcjson -lyaml
 ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wpedantic -Werror \
-	-Icommon $(DEPS_CFLAGS) $(CFLAGS)
+	-Icommon $(LIB_CFLAGS) $(CFLAGS)
 
 CMDS    = labels2tag matrix-grep pdb-check report-fmt
 SCRIPTS = drv-tag.sh drv-audit.sh drv-upgrade.sh drv-states.sh drv-lab.sh
 COMMON  = common/err.o common/input.o common/doc.o common/jstream.o common/tag.o common/node.o common/strset.o common/lines.o common/matrix.o common/selector.o
 
-# Sourced by the scripts from beside them; not a command.
-SHLIB   = bin/gpudrv-lib.sh
-BINS = $(CMDS:%=bin/%) $(SCRIPTS:%=bin/%) $(SHLIB)
+# Sourced by the scripts from ../lib/gpudrv, seen from their own directory
+# (through symlinks): in the build tree as where make install puts it.
+SHLIB   = lib/gpudrv/gpudrv-lib.sh
+BINS = $(CMDS:%=bin/%) $(SCRIPTS:%=bin/%)
 
-all: deps-ok $(BINS)
+all: $(BINS) $(SHLIB)
 
-deps-ok:
-	@sh .ci/deps build
+# Order-only: every compile waits for it (make -j too), none is redone for it.
+deps:
+	@$(DEPS)
 
 common/libgpudrv.a: $(COMMON)
 	rm -f $@
 	$(AR) rcs $@ $(COMMON)
 
-$(COMMON): common/gpudrv.h
-
-common/%.o: common/%.c
+common/%.o: common/%.c common/gpudrv.h | deps
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-bin/%: cmd/%.c common/libgpudrv.a common/gpudrv.h
+bin/%: cmd/%.c common/libgpudrv.a common/gpudrv.h | deps
 	@mkdir -p bin
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< common/libgpudrv.a $(DEPS_LIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< common/libgpudrv.a $(LIB_LIBS)
 
 $(SHLIB): sh/gpudrv-lib.sh
-	@mkdir -p bin
+	@mkdir -p lib/gpudrv
 	cp sh/gpudrv-lib.sh $@
 
 bin/%.sh: sh/%.sh
@@ -64,7 +70,7 @@ check-asan:
 	cp -R Makefile cmd common sh .ci .asan/
 	$(MAKE) -C .asan all CFLAGS='-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer' \
 		LDFLAGS='-fsanitize=address,undefined'
-	GPUDRV_BIN=$(CURDIR)/.asan/bin GPUDRV_E2E=0 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+	GPUDRV_BIN=$(CURDIR)/.asan/bin GPUDRV_SANITIZED=1 GPUDRV_E2E=0 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 prove $(PROVE_FLAGS) t/
 
 # The suite with every filter run under valgrind (leaks and invalid accesses fail).
@@ -85,21 +91,26 @@ sandbox-lab:
 sandbox-down:
 	@sh sandbox/down.sh
 
-# The lab of LAB.md, end to end, on the sandbox (or LAB_KUBECONFIG's cluster).
+# The driver-upgrade lab (drv-lab.sh(1)), end to end, on the sandbox (or
+# LAB_KUBECONFIG's cluster).
 lab: all
 	@sh .ci/deps test
 	@sh bin/drv-lab.sh
 
+# Installed as a Debian package would be.  drv-lab.sh needs a checkout (its
+# manifests, the sandbox), so it stays there.
+INSTALLED = $(CMDS) $(SCRIPTS:drv-lab.sh=)
 install: all
-	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7
-	cp $(BINS) $(DESTDIR)$(BINDIR)/
-	cp man1/*.1 $(DESTDIR)$(MANDIR)/man1/
-	cp man1/*.7 $(DESTDIR)$(MANDIR)/man7/
+	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7
+	cp $(INSTALLED:%=bin/%) $(DESTDIR)$(BINDIR)/
+	cp $(SHLIB) $(DESTDIR)$(LIBDIR)/
+	cp $(INSTALLED:%=man1/%.1) $(DESTDIR)$(MANDIR)/man1/
+	cp man1/gpudrv.7 $(DESTDIR)$(MANDIR)/man7/
 
 clean:
-	rm -rf bin common/*.o common/*.a .asan
+	rm -rf bin lib common/*.o common/*.a .asan
 
-.PHONY: all check check-asan check-valgrind clean fuzz install deps-ok lab sandbox sandbox-lab sandbox-down
+.PHONY: all check check-asan check-valgrind clean fuzz install deps lab sandbox sandbox-lab sandbox-down
 
 # Benchmarks (bench/README.md): generated inputs and results stay in bench/out.
 bench/out/gen-nodes: bench/gen-nodes.c

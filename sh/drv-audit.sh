@@ -5,16 +5,20 @@ set -eu
 
 prog=drv-audit.sh
 usage_line="usage: $prog [-e] [-m matrix] [-p promfile] [-k kernel [-l selector]]"
-case $0 in
-*/*) here=${0%/*} ;;
-*) here=. ;;
-esac
+# gpudrv-lib.sh is in ../lib/gpudrv from this script's own directory, links
+# followed: where make puts it in the build tree, and make install beside BINDIR.
+self=$0
+while [ -h "$self" ]; do
+	link=$(readlink "$self")
+	case $link in /*) self=$link ;; *) self=$(dirname "$self")/$link ;; esac
+done
+here=$(dirname "$self")
+[ -r "$here/../lib/gpudrv/gpudrv-lib.sh" ] ||
+	{ echo "$prog: $here/../lib/gpudrv/gpudrv-lib.sh not found: install gpudrv whole (make install)" >&2 && exit 2; }
 # shellcheck source-path=SCRIPTDIR source=gpudrv-lib.sh
-. "$here/gpudrv-lib.sh"
-labels2tag=$(find_tool labels2tag)
-matrix_grep=$(find_tool matrix-grep)
+. "$here/../lib/gpudrv/gpudrv-lib.sh"
 
-matrix=${GPUDRV_MATRIX:-$here/support-matrix.csv}
+matrix=${GPUDRV_MATRIX:-$default_matrix}
 prom=
 kernel=
 selector=
@@ -37,6 +41,8 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
+labels2tag=$(find_tool labels2tag)
+matrix_grep=$(find_tool matrix-grep)
 if [ -n "$selector" ] && [ -z "$kernel" ]; then
 	say "-l goes with -k (plan a kernel change for some nodes)"
 	usage

@@ -1,5 +1,5 @@
 #!/bin/sh
-# drv-lab.sh: the driver-upgrade lab (LAB.md) end to end on a real control
+# drv-lab.sh: the driver-upgrade lab (drv-lab.sh(1)) end to end on a real control
 # plane: facts, tags, audit, a new node, CUDA affinity, a budget that blocks
 # a drain, the ordered upgrade, the report.  Run by `make lab`.
 set -eu
@@ -72,17 +72,29 @@ else
 	export KUBECONFIG PATH
 fi
 
-step "install: tools, matrix and manifests into $home"
-mkdir -p "$home/k8s" "$out"
-for t in labels2tag matrix-grep pdb-check report-fmt gpudrv-lib.sh drv-tag.sh drv-audit.sh drv-upgrade.sh drv-states.sh; do
-	cp "$here/$t" "$home/$t.new" && mv -f "$home/$t.new" "$home/$t"
+step "install: the tools into $home/bin, the lab's matrix and manifests into $home"
+mkdir -p "$home/bin" "$home/lib/gpudrv" "$home/k8s" "$out"
+# put FROM TO: a copy, then a rename, so a running tool is never half written.
+put() { cp "$1" "$2.new" && mv -f "$2.new" "$2"; }
+for t in labels2tag matrix-grep pdb-check report-fmt drv-tag.sh drv-audit.sh drv-upgrade.sh drv-states.sh; do
+	put "$here/$t" "$home/bin/$t"
+done
+put "$src/lib/gpudrv/gpudrv-lib.sh" "$home/lib/gpudrv/gpudrv-lib.sh"
+# The lab's own commands, $GPUDRV_HOME/drv-*.sh: the installed ones, with the
+# lab's matrix as their default instead of /etc/gpudrv's.
+shq() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
+for t in drv-tag.sh drv-audit.sh drv-upgrade.sh drv-states.sh; do
+	# shellcheck disable=SC2016 # expanded when the wrapper runs
+	printf '#!/bin/sh\n# %s of the gpudrv lab: the installed one, with the lab matrix.\n: "${GPUDRV_MATRIX:=%s}"\nexport GPUDRV_MATRIX\nexec %s "$@"\n' \
+		"$t" "$(shq "$home/support-matrix.csv")" "$(shq "$home/bin/$t")" >"$home/$t.new"
+	chmod +x "$home/$t.new"
+	mv -f "$home/$t.new" "$home/$t"
 done
 cp "$src/lab/k8s/"*.yaml "$home/k8s/"
-cp "$src/lab/support-matrix.csv" "$home/support-matrix.csv.new"
-mv -f "$home/support-matrix.csv.new" "$home/support-matrix.csv"
+put "$src/lab/support-matrix.csv" "$home/support-matrix.csv"
 rm -f "$out"/*.txt
 matrix=$home/support-matrix.csv
-PATH=$home:$PATH
+PATH=$home/bin:$PATH
 export PATH
 
 # A rerun starts from the lab's first state: no namespace, no lab-node-3,

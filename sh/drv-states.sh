@@ -5,15 +5,19 @@ set -eu
 
 prog=drv-states.sh
 usage_line="usage: $prog [-e] [-m matrix]"
-case $0 in
-*/*) here=${0%/*} ;;
-*) here=. ;;
-esac
+# gpudrv-lib.sh is in ../lib/gpudrv from this script's own directory, links
+# followed: where make puts it in the build tree, and make install beside BINDIR.
+self=$0
+while [ -h "$self" ]; do
+	link=$(readlink "$self")
+	case $link in /*) self=$link ;; *) self=$(dirname "$self")/$link ;; esac
+done
+here=$(dirname "$self")
+[ -r "$here/../lib/gpudrv/gpudrv-lib.sh" ] ||
+	{ echo "$prog: $here/../lib/gpudrv/gpudrv-lib.sh not found: install gpudrv whole (make install)" >&2 && exit 2; }
 # shellcheck source-path=SCRIPTDIR source=gpudrv-lib.sh
-. "$here/gpudrv-lib.sh"
-labels2tag=$(find_tool labels2tag)
-matrix_grep=$(find_tool matrix-grep)
-matrix=${GPUDRV_MATRIX:-$here/support-matrix.csv}
+. "$here/../lib/gpudrv/gpudrv-lib.sh"
+matrix=${GPUDRV_MATRIX:-$default_matrix}
 empty=0
 
 while [ $# -gt 0 ]; do
@@ -25,6 +29,8 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
+labels2tag=$(find_tool labels2tag)
+matrix_grep=$(find_tool matrix-grep)
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/drv-states.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT

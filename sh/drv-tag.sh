@@ -4,13 +4,18 @@ set -eu
 
 prog=drv-tag.sh
 usage_line="usage: $prog [-b branch] [-k kernel] node"
-case $0 in
-*/*) here=${0%/*} ;;
-*) here=. ;;
-esac
+# gpudrv-lib.sh is in ../lib/gpudrv from this script's own directory, links
+# followed: where make puts it in the build tree, and make install beside BINDIR.
+self=$0
+while [ -h "$self" ]; do
+	link=$(readlink "$self")
+	case $link in /*) self=$link ;; *) self=$(dirname "$self")/$link ;; esac
+done
+here=$(dirname "$self")
+[ -r "$here/../lib/gpudrv/gpudrv-lib.sh" ] ||
+	{ echo "$prog: $here/../lib/gpudrv/gpudrv-lib.sh not found: install gpudrv whole (make install)" >&2 && exit 2; }
 # shellcheck source-path=SCRIPTDIR source=gpudrv-lib.sh
-. "$here/gpudrv-lib.sh"
-labels2tag=$(find_tool labels2tag)
+. "$here/../lib/gpudrv/gpudrv-lib.sh"
 
 branch=
 kernel=
@@ -27,6 +32,7 @@ while getopts b:k:h opt; do
 done
 shift $((OPTIND - 1))
 [ $# -eq 1 ] || usage
+labels2tag=$(find_tool labels2tag)
 node=$1
 check_node "$node"
 

@@ -13,19 +13,21 @@ L_MAJOR=nvidia.com/cuda.driver.major
 L_MINOR=nvidia.com/cuda.driver.minor
 L_REV=nvidia.com/cuda.driver.rev
 
-case $0 in
-*/*) here=${0%/*} ;;
-*) here=. ;;
-esac
+# gpudrv-lib.sh is in ../lib/gpudrv from this script's own directory, links
+# followed: where make puts it in the build tree, and make install beside BINDIR.
+self=$0
+while [ -h "$self" ]; do
+	link=$(readlink "$self")
+	case $link in /*) self=$link ;; *) self=$(dirname "$self")/$link ;; esac
+done
+here=$(dirname "$self")
+[ -r "$here/../lib/gpudrv/gpudrv-lib.sh" ] ||
+	{ echo "$prog: $here/../lib/gpudrv/gpudrv-lib.sh not found: install gpudrv whole (make install)" >&2 && exit 2; }
 # shellcheck source-path=SCRIPTDIR source=gpudrv-lib.sh
-. "$here/gpudrv-lib.sh"
-labels2tag=$(find_tool labels2tag)
-matrix_grep=$(find_tool matrix-grep)
-pdb_check=$(find_tool pdb-check)
-drv_audit=$(find_tool drv-audit.sh)
+. "$here/../lib/gpudrv/gpudrv-lib.sh"
 
 lab=0
-matrix=${GPUDRV_MATRIX:-$here/support-matrix.csv}
+matrix=${GPUDRV_MATRIX:-$default_matrix}
 drain_timeout=300
 budget_wait=0
 validate_timeout=600
@@ -55,6 +57,10 @@ while [ $# -gt 0 ]; do
 	shift
 done
 [ $# -eq 2 ] || usage
+labels2tag=$(find_tool labels2tag)
+matrix_grep=$(find_tool matrix-grep)
+pdb_check=$(find_tool pdb-check)
+drv_audit=$(find_tool drv-audit.sh)
 # The options again, quoted for a shell: the command that resumes.
 shq() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
 resume_opts="-m $(shq "$matrix") -t $drain_timeout -w $budget_wait -g $validate_timeout"

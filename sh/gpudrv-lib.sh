@@ -1,6 +1,11 @@
-# gpudrv-lib.sh: what the gpudrv scripts share, sourced from beside them
-# (POSIX sh; never run).  The script sets prog, usage_line and here first.
+# gpudrv-lib.sh: what the gpudrv scripts share (POSIX sh; sourced, never
+# run), installed in $(PREFIX)/lib/gpudrv.  The script sets prog, usage_line
+# and here (its own directory) first.
 # shellcheck shell=sh disable=SC2154 # prog, usage_line and here are the caller's
+
+# Where the support matrix is unless -m or GPUDRV_MATRIX says otherwise.
+# shellcheck disable=SC2034 # used by the scripts
+default_matrix=/etc/gpudrv/support-matrix.csv
 
 usage() {
 	echo "$usage_line" >&2

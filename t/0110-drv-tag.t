@@ -54,8 +54,4 @@ t_err "prints the usage" "usage: drv-tag.sh [-b branch] [-k kernel] node"
 t_run drv-tag.sh -h
 t_rc 0 "-h"
 
-if command -v shellcheck >/dev/null 2>&1; then
-	t_run shellcheck -x -s sh "$ROOT/sh/drv-tag.sh"
-	t_rc 0 "shellcheck finds nothing"
-fi
 t_done

@@ -5,7 +5,7 @@
 WAIT='wait for the disruption controller (is kube-controller-manager running?)'
 TR=gpu-drv/trainer-7d9f5c6b8d-m4q7z
 
-# LAB.md step 6: trainer has 4 replicas, one per node, and minAvailable 4.
+# The lab's step 6 (drv-lab.sh(1)): trainer has 4 replicas, one per node, and minAvailable 4.
 t_run pdb-check lab-node-1 "$DATA/pdb-lab.json"
 t_rc 1 "the LAB budget blocks draining lab-node-1"
 t_out "names the budget, the pod, the numbers and both ways out" \

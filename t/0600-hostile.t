@@ -20,7 +20,7 @@ t_rss() {
 }
 # t_small DESC MiB: the last t_rss stayed under MiB of resident memory.
 t_small() {
-	[ "$have_time" = 1 ] || { t_ok 0 "$1 # SKIP no /usr/bin/time, or a sanitizer or valgrind run"; return; }
+	[ "$have_time" = 1 ] || { t_skip "$1: no /usr/bin/time, or a sanitizer or valgrind run"; return; }
 	if [ "$(tail -n 1 rss)" -lt $(($2 * 1024)) ]; then t_ok 0 "$1"; else
 		t_ok 1 "$1"
 		echo "peak RSS $(tail -n 1 rss) KiB" | t_diag

@@ -1,6 +1,6 @@
 #!/bin/sh
 # End to end: pdb-check, drv-upgrade.sh and drv-states.sh on the sandbox,
-# with LAB.md step 6 set up: four trainers, a budget of minAvailable 4.
+# with the lab's step 6 set up: four trainers, a budget of minAvailable 4.
 . "$(dirname "$0")/lib.sh"
 . "$T/e2e.sh"
 e2e_setup
@@ -22,10 +22,13 @@ e2e_until 90 running 4 && e2e_until 60 settled 0
 t_ok $? "four trainers Running, trainer-pdb at minAvailable 4 settled"
 
 # A copy of the tools with a matrix of our own, as an operator installs them.
-mkdir home
-for f in labels2tag matrix-grep pdb-check gpudrv-lib.sh drv-audit.sh drv-upgrade.sh drv-states.sh; do cp "$BIN/$f" home/; done
+mkdir -p home/bin home/lib/gpudrv
+for f in labels2tag matrix-grep pdb-check drv-audit.sh drv-upgrade.sh drv-states.sh; do cp "$BIN/$f" home/bin/; done
+cp "$BIN/../lib/gpudrv/gpudrv-lib.sh" home/lib/gpudrv/
 { cat "$ROOT/lab/support-matrix.csv"; echo 550,6.8.0-52-generic,ubuntu24.04; } >home/support-matrix.csv
-U=$PWD/home/drv-upgrade.sh
+GPUDRV_MATRIX=$PWD/home/support-matrix.csv
+export GPUDRV_MATRIX
+U=$PWD/home/bin/drv-upgrade.sh
 node1() { kubectl get node lab-node-1 -o 'jsonpath={.metadata.labels}{.metadata.annotations}{.spec}'; }
 
 t_run sh -c 'kubectl get pdb,pods -A -o json | pdb-check lab-node-1'
@@ -92,7 +95,7 @@ t_run "$U" -L lab-node-1 550.90.07
 t_rc 0 "drv-upgrade.sh again"
 t_out "says it is already done" "lab-node-1 upgrade-done 550.90.07"
 
-t_run dash home/drv-states.sh
+t_run dash home/bin/drv-states.sh
 t_rc 0 "drv-states.sh"
 t_out "one line per GPU node: state, cordon, tag, image" \
 	"lab-node-0 - schedulable 550-5.15.0-119-generic-ubuntu22.04 ok" \

@@ -1,5 +1,5 @@
 #!/bin/sh
-# End to end: `make lab`'s script carries LAB.md's eight steps on the sandbox;
+# End to end: `make lab`'s script carries the lab's eight steps (drv-lab.sh(1)) on the sandbox;
 # every artifact is checked by content, then the live state.
 . "$(dirname "$0")/lib.sh"
 . "$T/e2e.sh"

@@ -92,7 +92,7 @@ e2e_until() {
 	done
 }
 
-# e2e_facts: the driver, kernel and OS labels of LAB.md step 1 on lab-node-0..2.
+# e2e_facts: the driver, kernel and OS labels of the lab's step 1 on lab-node-0..2.
 e2e_facts() {
 	e2e_label() {
 		kubectl label node "$1" --overwrite nvidia.com/gpu.present=true \

@@ -1,0 +1,97 @@
+#!/bin/sh
+# The build on a fresh machine, and gpudrv installed as a Debian package would
+# be: commands in BINDIR, the shell library in LIBDIR, found from another
+# directory and through a symlink.  No test here installs a package.
+. "$(dirname "$0")/lib.sh"
+
+# A copy of the sources, without the build's outputs.
+mkdir src
+(cd "$ROOT" && cp -R Makefile cmd common sh .ci man1 "$SCRATCH/src/")
+rm -f src/common/*.o src/common/*.a
+
+# On a fresh machine the packages arrive during the build ($(DEPS) installs
+# them), so pkg-config must not be asked before: here it fails until the
+# stand-in for $(DEPS) has run.
+cat >pkg-config <<EOF
+#!/bin/sh
+[ -e "$SCRATCH/installed" ] || exit 1
+exec pkg-config "\$@"
+EOF
+chmod +x pkg-config
+t_run make -C src -j2 CFLAGS=-O0 DEPS="touch $SCRATCH/installed" PKG_CONFIG="$SCRATCH/pkg-config" all
+t_rc 0 "make -j2 with the packages installed by \$(DEPS), after make read the Makefile"
+t_run src/bin/labels2tag "$DATA/lab-nodes.json"
+t_rc 0 "and what it built runs"
+make -s -C src clean >/dev/null 2>&1
+t_run make -C src CFLAGS=-O0 DEPS=: PKG_CONFIG=false all
+t_rc 0 "make PKG_CONFIG=false: Debian's paths without pkg-config"
+t_run src/bin/pdb-check lab-node-1 "$DATA/pdb-lab-ok.json"
+t_out "and what it built runs" OK
+
+# make install honours DESTDIR and PREFIX; drv-lab.sh needs a checkout and
+# stays out.
+t_run make -s -C "$ROOT" install DEPS=: DESTDIR="$SCRATCH/dest" PREFIX=/opt/gpudrv
+t_rc 0 "make install DESTDIR=... PREFIX=/opt/gpudrv"
+P=$SCRATCH/dest/opt/gpudrv
+for f in labels2tag matrix-grep pdb-check report-fmt drv-tag.sh drv-audit.sh drv-upgrade.sh drv-states.sh; do
+	if [ -x "$P/bin/$f" ] && [ -f "$P/share/man/man1/$f.1" ]; then
+		t_ok 0 "installed: bin/$f and man1/$f.1"
+	else
+		t_ok 1 "installed: bin/$f and man1/$f.1"
+	fi
+done
+t_run ls "$P/lib/gpudrv"
+t_out "the shell library in lib/gpudrv, not in bin" gpudrv-lib.sh
+t_run ls "$P/bin"
+t_out "bin holds the commands only" drv-audit.sh drv-states.sh drv-tag.sh drv-upgrade.sh \
+	labels2tag matrix-grep pdb-check report-fmt
+t_run ls "$P/share/man/man1" "$P/share/man/man7"
+t_grep "gpudrv(7) too" out '^gpudrv\.7$'
+
+# Run from elsewhere, with only the installed commands on PATH, by a symlink
+# in another directory, and by a relative symlink to a symlink.
+t_fake_kubectl
+FAKE_OUT=$DATA/node-1.json
+export FAKE_OUT
+mkdir -p elsewhere links
+ln -s "$P/bin/drv-tag.sh" links/drv-tag
+ln -s ../links/drv-tag elsewhere/tag
+cd elsewhere
+PATH=$P/bin:/usr/bin:/bin t_run drv-tag.sh lab-node-1
+t_rc 0 "drv-tag.sh from PATH, in another directory"
+t_out "gives the tag" 535-5.15.0-107-generic-ubuntu22.04
+PATH=/usr/bin:/bin t_run ../links/drv-tag lab-node-1
+t_rc 0 "through a symlink, the C tools not on PATH"
+t_out "gives the tag" 535-5.15.0-107-generic-ubuntu22.04
+PATH=/usr/bin:/bin t_run ./tag lab-node-1
+t_rc 0 "through a relative symlink to a symlink"
+t_out "gives the tag" 535-5.15.0-107-generic-ubuntu22.04
+PATH=/usr/bin:/bin t_run ./tag -h
+t_rc 0 "-h through the symlinks"
+FAKE_OUT=$DATA/lab-nodes.json PATH=/usr/bin:/bin \
+	t_run "$P/bin/drv-audit.sh" -m "$ROOT/lab/support-matrix.csv"
+t_rc 0 "the installed drv-audit.sh"
+t_out "audits" OK
+cd "$SCRATCH"
+
+# Without its library, a script says where it looked.
+mkdir -p lone/bin
+cp "$P/bin/drv-tag.sh" lone/bin/
+t_run lone/bin/drv-tag.sh -h
+t_rc 2 "a script installed without its library"
+t_err "says which file it needs" \
+	"drv-tag.sh: lone/bin/../lib/gpudrv/gpudrv-lib.sh not found: install gpudrv whole (make install)"
+
+# -h answers even when the C tools cannot be found.
+mkdir -p bare/bin bare/lib/gpudrv
+cp "$P/bin/drv-tag.sh" "$P/bin/drv-audit.sh" "$P/bin/drv-states.sh" "$P/bin/drv-upgrade.sh" bare/bin/
+cp "$P/lib/gpudrv/gpudrv-lib.sh" bare/lib/gpudrv/
+for s in drv-tag.sh drv-audit.sh drv-states.sh drv-upgrade.sh; do
+	PATH=/usr/bin:/bin t_run "bare/bin/$s" -h
+	t_rc 0 "$s -h without the C tools"
+	t_grep "$s -h prints its usage" out "^usage: $s"
+done
+PATH=/usr/bin:/bin t_run bare/bin/drv-tag.sh lab-node-1
+t_rc 2 "but a real run without them is an error"
+t_err "naming the missing tool" "drv-tag.sh: labels2tag not found beside bare/bin/drv-tag.sh nor on PATH"
+t_done
