@@ -7,16 +7,16 @@
 
 #include "gpudrv.h"
 
-static const char usage[] = "[-cnNsu] [-b branch] [-k kernel] [file]";
+static const char usage[] = "[-cnNsuw] [-b branch] [-k kernel] [file]";
 
 struct opts {
 	int names;   /* 1 always, 0 never, -1 for lists only */
 	int unknown; /* print "<node> UNKNOWN <reason>" lines for bad nodes */
 	int row;     /* print the matrix row instead of the tag */
 	int state;   /* append the upgrade state and schedulability */
+	int watch;   /* documents back to back, each printed as it ends */
 	struct tag_override ov;
 	int bad;
-	int list;
 	/*
 	 * Lines and messages are held until the whole document has been read and
 	 * checked: a list found bad at its end (its kind comes after its items)
@@ -45,12 +45,25 @@ release(struct opts *o)
 	free(o->errbuf);
 }
 
-/* What was held for items of a document that turned out to be one Node. */
+/*
+ * A document ends: what was held is printed (with -w at once), or forgotten
+ * (the items of a document that turned out to be one Node).
+ */
 static void
-forget(void *arg)
+end_doc(int ok, void *arg)
 {
-	release(arg);
-	hold(arg);
+	struct opts *o = arg;
+
+	fflush(o->out);
+	fflush(o->err);
+	if (ok) {
+		fwrite(o->errbuf, 1, o->errlen, stderr);
+		fwrite(o->outbuf, 1, o->outlen, stdout);
+		if (o->watch)
+			fflush(stdout);
+	}
+	release(o);
+	hold(o);
 }
 
 static void
@@ -66,14 +79,18 @@ note(struct opts *o, const char *fmt, ...)
 }
 
 static void
-one_node(const cJSON *node, size_t index, void *arg)
+one_node(const struct item *it, void *arg)
 {
 	struct opts *o = arg;
+	const cJSON *node = it->obj;
 	const char *name = node_name(node);
 	char tag[TAG_MAX + 1], row[TAG_MAX + 3];
 	struct tagfault f = { 0 };
-	int names = o->state ? 1 : o->names < 0 ? o->list : o->names;
+	int names = o->state || o->watch ? 1 : o->names < 0 ? it->in_list : o->names;
 	const char *state = j_str(node_labels(node), L_STATE);
+	size_t index = it->index;
+	/* kubectl get -w --output-watch-events: each line says its event. */
+	const char *ev = it->event ? it->event : "", *sp = it->event ? " " : "";
 
 	if (name == NULL) {
 		const char *raw = j_str(j_get(node, "metadata"), "name");
@@ -81,7 +98,7 @@ one_node(const cJSON *node, size_t index, void *arg)
 		note(o, "item %zu: metadata.name %s is not a valid node name", index,
 		    raw ? qstr(raw) : j_type(j_get(j_get(node, "metadata"), "name")));
 		if (o->unknown)
-			fprintf(o->out, "#%zu UNKNOWN invalid:metadata.name\n", index);
+			fprintf(o->out, "%s%s#%zu UNKNOWN invalid:metadata.name\n", ev, sp, index);
 		o->bad = 1;
 		return;
 	}
@@ -90,7 +107,9 @@ one_node(const cJSON *node, size_t index, void *arg)
 	if (node_tag(node, &o->ov, tag, sizeof tag, row, sizeof row, &f) != 0) {
 		const cJSON *v = j_get(node_labels(node), f.label);
 
-		if (strcmp(f.kind, "invalid") == 0)
+		if (strcmp(f.label, "metadata.labels") == 0)
+			note(o, "node %s: metadata.labels %s", name, f.detail);
+		else if (strcmp(f.kind, "invalid") == 0)
 			note(o, "node %s: label %s value %s %s", name, f.label,
 			    cJSON_IsString(v) ? qstr(v->valuestring) : "", f.detail);
 		else if (strcmp(f.kind, "not-a-string") == 0)
@@ -100,13 +119,14 @@ one_node(const cJSON *node, size_t index, void *arg)
 			    f.label, f.detail, strncmp(f.label, "nvidia.com/", 11) == 0 ?
 			    "gpu-feature-discovery" : "node-feature-discovery");
 		if (o->unknown && o->state)
-			fprintf(o->out, "%s UNKNOWN %s %s\n", name, state,
+			fprintf(o->out, "%s%s%s UNKNOWN %s %s\n", ev, sp, name, state,
 			    node_unschedulable(node) ? "cordoned" : "schedulable");
 		else if (o->unknown)
-			fprintf(o->out, "%s UNKNOWN %s:%s\n", name, f.kind, f.label);
+			fprintf(o->out, "%s%s%s UNKNOWN %s:%s\n", ev, sp, name, f.kind, f.label);
 		o->bad = 1;
 		return;
 	}
+	fprintf(o->out, "%s%s", ev, sp);
 	if (names)
 		fprintf(o->out, "%s ", name);
 	fputs(o->row ? row : tag, o->out);
@@ -119,21 +139,20 @@ int
 main(int argc, char **argv)
 {
 	struct opts o = { .names = -1 };
-	struct input in;
-	struct node_stream ns = { one_node, forget, NULL, 0 };
-	cJSON *doc;
-	const char *why, *env;
+	struct node_reader nr = { one_node, end_doc, NULL, 0, 0 };
+	const char *why;
 	char tmp[TAG_MAX + 1];
-	int c, rc;
+	int c, rc, trouble;
 
 	setprogname(argv[0]);
-	while ((c = nextopt(argc, argv, "cnNsub:k:h", usage)) != -1) {
+	while ((c = nextopt(argc, argv, "cnNsuwb:k:h", usage)) != -1) {
 		switch (c) {
 		case 'c': o.row = 1; break;
 		case 's': o.state = 1; break;
 		case 'n': o.names = 1; break;
 		case 'N': o.names = 0; break;
 		case 'u': o.unknown = 1; break;
+		case 'w': o.watch = 1; break;
 		case 'b': o.ov.branch = optarg; break;
 		case 'k': o.ov.kernel = optarg; break;
 		}
@@ -146,24 +165,11 @@ main(int argc, char **argv)
 		die("-k %s: %s", qstr(o.ov.kernel), why);
 
 	hold(&o);
-	env = getenv("GPUDRV_WHOLE_TREE");
-	if (env != NULL && strcmp(env, "1") == 0) {
-		/* the whole-tree path, kept as the reference the tests compare with */
-		input_read(&in, argv[optind]);
-		doc = doc_parse(&in);
-		nodes_each(doc, in.name, &o.list, one_node, &o);
-		cJSON_Delete(doc);
-		input_free(&in);
-	} else {
-		ns.arg = &o;
-		ns.want_spec = o.state;
-		nodes_stream(argv[optind], &ns, &o.list);
-	}
-	fflush(o.out);
-	fflush(o.err);
-	fwrite(o.errbuf, 1, o.errlen, stderr);
-	fwrite(o.outbuf, 1, o.outlen, stdout);
+	nr.arg = &o;
+	nr.want_spec = o.state;
+	nr.many = o.watch;
+	trouble = nodes_read(argv[optind], &nr);
 	release(&o);
 	rc = fshut(stdout, "stdout");
-	return rc ? rc : o.bad ? EXIT_TROUBLE : EXIT_CLEAN;
+	return rc ? rc : o.bad || trouble ? EXIT_TROUBLE : EXIT_CLEAN;
 }

@@ -23,9 +23,9 @@ struct intstr {
 };
 
 struct budget {
-	const char *ns, *name;
+	char *ns, *name;
 	size_t index;
-	const cJSON *selector;
+	cJSON *selector; /* a copy: items are freed as they go by */
 	struct intstr minav, maxun;
 	int always_allow;
 	long gen, obsgen, healthy, desired, allowed, expected, disrupted;
@@ -37,43 +37,44 @@ struct budget {
 };
 
 struct pod {
-	const char *ns, *name;
-	const cJSON *labels;
+	char *ns, *name;
+	cJSON *labels; /* a copy, or NULL */
 	const char *skip; /* why no budget is consulted, or NULL */
 	int nocontroller;
 	int ready;
 };
 
-/* A fully checked item counts as an error before anything is printed. */
+/* What pdb-check reads of an item, all the streaming way keeps of one. */
+static const struct kspec ann_keys[] = { { "kubernetes.io/config.mirror", NULL }, { NULL, NULL } };
+static const struct kspec meta_keys[] = { { "name", NULL }, { "namespace", NULL },
+	{ "labels", NULL }, { "annotations", ann_keys }, { "ownerReferences", NULL },
+	{ "deletionTimestamp", NULL }, { "generation", NULL }, { NULL, NULL } };
+static const struct kspec spec_keys[] = { { "nodeName", NULL }, { "selector", NULL },
+	{ "minAvailable", NULL }, { "maxUnavailable", NULL },
+	{ "unhealthyPodEvictionPolicy", NULL }, { NULL, NULL } };
+static const struct kspec status_keys[] = { { "phase", NULL }, { "conditions", NULL },
+	{ "observedGeneration", NULL }, { "currentHealthy", NULL }, { "desiredHealthy", NULL },
+	{ "disruptionsAllowed", NULL }, { "expectedPods", NULL }, { "disruptedPods", KS_COUNT },
+	{ NULL, NULL } };
+static const struct kspec item_keys[] = { { "kind", NULL }, { "metadata", meta_keys },
+	{ "spec", spec_keys }, { "status", status_keys }, { NULL, NULL } };
+static const char *const kinds[] = { "PodDisruptionBudget", "Pod", NULL };
+static const char *const lists[] = { "PodDisruptionBudgetList", "PodList", NULL };
+
 static const char *docname;
 
-static const char *
+/* metadata.KEY of item i, a non-empty string, copied. */
+static char *
 meta_str(const cJSON *item, const char *key, size_t i, const char *kind)
 {
-	const cJSON *v = j_get(j_get(item, "metadata"), key);
+	char where[600], path[32];
 
-	if (!cJSON_IsString(v) || v->valuestring[0] == '\0')
-		die("%s: item %zu (%s): metadata.%s is %s", docname, i, kind, key,
-		    cJSON_IsString(v) ? "empty" : j_type(v));
-	return v->valuestring;
-}
+	const char *v;
 
-/* 1 with *out set, 0 if absent or null (*out = 0, as Go reads it); dies otherwise. */
-static int
-opt_long(const cJSON *obj, const char *key, long *out, const char *where, const char *path)
-{
-	const cJSON *v = j_get(obj, key);
-
-	*out = 0;
-	if (v == NULL || cJSON_IsNull(v))
-		return 0;
-	if (cJSON_IsNumber(v) && (v->valuedouble > 2147483647.0 || v->valuedouble < -2147483648.0 ||
-	    !j_int(obj, key, out)))
-		die("%s: %s is %g, not a 32-bit integer", where, path, v->valuedouble);
-	if (!cJSON_IsNumber(v))
-		die("%s: %s is %s, not an integer", where, path,
-		    cJSON_IsString(v) ? qstr(v->valuestring) : j_type(v));
-	return 1;
+	snprintf(where, sizeof where, "%s: item %zu (%s)", docname, i, kind);
+	snprintf(path, sizeof path, "metadata.%s", key);
+	v = need_str(item, path, where);
+	return xstrndup(v, strlen(v));
 }
 
 static void
@@ -91,7 +92,7 @@ intstr_get(const cJSON *spec, const char *key, struct intstr *o, const char *whe
 		char path[32];
 
 		snprintf(path, sizeof path, "spec.%s", key);
-		opt_long(spec, key, &o->val, where, path);
+		opt_int32(spec, key, path, &o->val, where);
 		if (o->val < 0)
 			die("%s: spec.%s is negative", where, key);
 		snprintf(o->text, sizeof o->text, "%ld", o->val);
@@ -125,12 +126,12 @@ budget_read(struct budget *b, const cJSON *item, size_t i)
 	b->ns = meta_str(item, "namespace", i, "PodDisruptionBudget");
 	snprintf(where, sizeof where, "%s: item %zu: PodDisruptionBudget %.63s/%.253s", docname,
 	    i, b->ns, b->name);
-	opt_long(meta, "generation", &b->gen, where, "metadata.generation");
+	opt_int32(meta, "generation", "metadata.generation", &b->gen, where);
 	if (spec != NULL && !cJSON_IsObject(spec))
 		die("%s: spec is %s, not an object", where, j_type(spec));
-	b->selector = j_get(spec, "selector");
-	if (selector_check(b->selector, why, sizeof why) != 0)
+	if (selector_check(j_get(spec, "selector"), why, sizeof why) != 0)
 		die("%s: spec.%s", where, why);
+	b->selector = j_get(spec, "selector") ? cJSON_Duplicate(j_get(spec, "selector"), 1) : NULL;
 	intstr_get(spec, "minAvailable", &b->minav, where);
 	intstr_get(spec, "maxUnavailable", &b->maxun, where);
 	if (b->minav.set && b->maxun.set)
@@ -143,16 +144,11 @@ budget_read(struct budget *b, const cJSON *item, size_t i)
 
 	if (st != NULL && !cJSON_IsNull(st) && !cJSON_IsObject(st))
 		die("%s: status is %s, not an object", where, j_type(st));
-	b->has_obsgen = opt_long(st, "observedGeneration", &b->obsgen, where,
-	    "status.observedGeneration");
-	b->has_healthy = opt_long(st, "currentHealthy", &b->healthy, where,
-	    "status.currentHealthy");
-	b->has_desired = opt_long(st, "desiredHealthy", &b->desired, where,
-	    "status.desiredHealthy");
-	b->has_allowed = opt_long(st, "disruptionsAllowed", &b->allowed, where,
-	    "status.disruptionsAllowed");
-	b->has_expected = opt_long(st, "expectedPods", &b->expected, where,
-	    "status.expectedPods");
+	b->has_obsgen = opt_int32(st, "observedGeneration", "status.observedGeneration", &b->obsgen, where);
+	b->has_healthy = opt_int32(st, "currentHealthy", "status.currentHealthy", &b->healthy, where);
+	b->has_desired = opt_int32(st, "desiredHealthy", "status.desiredHealthy", &b->desired, where);
+	b->has_allowed = opt_int32(st, "disruptionsAllowed", "status.disruptionsAllowed", &b->allowed, where);
+	b->has_expected = opt_int32(st, "expectedPods", "status.expectedPods", &b->expected, where);
 	if (!b->has_obsgen)
 		b->missing = "observedGeneration";
 	else if (!b->has_allowed)
@@ -163,9 +159,10 @@ budget_read(struct budget *b, const cJSON *item, size_t i)
 		b->missing = "desiredHealthy";
 	else if (!b->has_expected)
 		b->missing = "expectedPods";
+	/* kept as the number of its members (item_keys) */
 	dp = j_get(st, "disruptedPods");
-	if (cJSON_IsObject(dp))
-		b->disrupted = cJSON_GetArraySize(dp);
+	if (cJSON_IsNumber(dp))
+		b->disrupted = (long)dp->valuedouble;
 }
 
 static const cJSON *
@@ -205,15 +202,17 @@ pod_read(struct pod *p, const cJSON *item, size_t i)
 	memset(p, 0, sizeof *p);
 	p->name = meta_str(item, "name", i, "Pod");
 	p->ns = meta_str(item, "namespace", i, "Pod");
-	p->labels = j_get(meta, "labels");
-	if (p->labels != NULL && !cJSON_IsNull(p->labels) && !cJSON_IsObject(p->labels))
+	labels = j_get(meta, "labels");
+	if (labels != NULL && !cJSON_IsNull(labels) && !cJSON_IsObject(labels))
 		die("%s: item %zu: Pod %s/%s: metadata.labels is %s, not an object", docname, i,
-		    p->ns, p->name, j_type(p->labels));
-	labels = cJSON_IsObject(p->labels) ? p->labels : NULL;
+		    p->ns, p->name, j_type(labels));
+	if (!cJSON_IsObject(labels))
+		labels = NULL;
 	cJSON_ArrayForEach(l, labels)
 		if (!cJSON_IsString(l))
 			die("%s: item %zu: Pod %s/%s: label %s is %s, not a string", docname, i,
 			    p->ns, p->name, qstr(l->string), j_type(l));
+	p->labels = labels != NULL ? cJSON_Duplicate(labels, 1) : NULL;
 	p->ready = pod_ready(item);
 
 	finished = phase != NULL && (strcmp(phase, "Succeeded") == 0 || strcmp(phase, "Failed") == 0);
@@ -434,16 +433,68 @@ budget_add(struct budget *b, struct pod *p)
 		b->unready++;
 }
 
+/* What was read: every budget, and the pods on the node. */
+struct state {
+	const char *node;
+	struct budget *budgets;
+	struct pod *pods;
+	size_t nb, np, bcap, pcap;
+};
+
+static void
+on_item(const struct item *it, void *arg)
+{
+	struct state *st = arg;
+	const cJSON *spec, *on, *name, *ns;
+
+	if (strcmp(it->kind, "PodDisruptionBudget") == 0) {
+		if (st->nb == st->bcap) {
+			st->bcap = st->bcap ? 2 * st->bcap : 64;
+			st->budgets = xrealloc(st->budgets, st->bcap * sizeof *st->budgets);
+		}
+		budget_read(&st->budgets[st->nb++], it->obj, it->index);
+		return;
+	}
+	spec = j_get(it->obj, "spec");
+	on = j_get(spec, "nodeName");
+	if (on != NULL && !cJSON_IsString(on))
+		die("%s: item %zu (Pod): spec.nodeName is %s, not a string", docname, it->index,
+		    j_type(on));
+	if (on == NULL || strcmp(on->valuestring, st->node) != 0) {
+		/* not on the node, but checked all the same (meta_str says what is wrong) */
+		name = j_path(it->obj, "metadata.name");
+		ns = j_path(it->obj, "metadata.namespace");
+		if (!cJSON_IsString(name) || !cJSON_IsString(ns) || *name->valuestring == '\0' ||
+		    *ns->valuestring == '\0') {
+			free(meta_str(it->obj, "name", it->index, "Pod"));
+			free(meta_str(it->obj, "namespace", it->index, "Pod"));
+		}
+		return;
+	}
+	if (st->np == st->pcap) {
+		st->pcap = st->pcap ? 2 * st->pcap : 64;
+		st->pods = xrealloc(st->pods, st->pcap * sizeof *st->pods);
+	}
+	pod_read(&st->pods[st->np++], it->obj, it->index);
+}
+
+static void
+on_end(int ok, void *arg)
+{
+	(void)ok;
+	(void)arg;
+}
+
 int
 main(int argc, char **argv)
 {
-	struct input in;
-	cJSON *doc;
-	const cJSON *items, *it;
-	const char *node, *kind, *implied = NULL;
-	struct budget *budgets, **idx, **match = NULL;
+	struct state st = { 0 };
+	struct doc_reader dr = { kinds, lists, "a List of PodDisruptionBudgets and Pods",
+		"; use kubectl get pdb,pods -A -o json", 0, 0, item_keys, on_item, on_end, NULL };
+	struct budget **idx, **match = NULL;
 	struct pod *pods;
-	size_t nitems, nb = 0, np = 0, i, j, nmatch, matchcap = 0;
+	const char *path;
+	size_t nb, np, i, j, nmatch, matchcap = 0;
 	int c, rc, listing = 0, blocked = 0;
 
 	setprogname(argv[0]);
@@ -454,72 +505,26 @@ main(int argc, char **argv)
 	}
 	if (argc - optind < 1 || argc - optind > 2)
 		usage_exit(usage);
-	node = argv[optind];
-	if (!dns_subdomain_ok(node))
-		die("node %s is not a valid node name", qstr(node));
+	st.node = argv[optind];
+	if (!dns_subdomain_ok(st.node))
+		die("node %s is not a valid node name", qstr(st.node));
+	path = argv[optind + 1];
+	docname = path == NULL || strcmp(path, "-") == 0 ? "<stdin>" : path;
 
-	input_read(&in, argv[optind + 1]);
-	docname = in.name;
-	doc = doc_parse(&in);
-	kind = j_str(doc, "kind");
-	if (kind != NULL && strcmp(kind, "PodList") == 0)
-		implied = "Pod";
-	else if (kind != NULL && strcmp(kind, "PodDisruptionBudgetList") == 0)
-		implied = "PodDisruptionBudget";
-	else if (kind == NULL || strcmp(kind, "List") != 0)
-		die("%s: not a List of PodDisruptionBudgets and Pods (kind is %s); "
-		    "use kubectl get pdb,pods -A -o json", docname,
-		    kind ? qstr(kind) : j_type(j_get(doc, "kind")));
-	items = j_get(doc, "items");
-	if (!cJSON_IsArray(items) && !cJSON_IsNull(items) && items != NULL)
-		die("%s: %s has no items list", docname, kind);
-	nitems = cJSON_IsArray(items) ? (size_t)cJSON_GetArraySize(items) : 0;
-	budgets = xmalloc(nitems * sizeof *budgets);
-	pods = xmalloc(nitems * sizeof *pods);
-
-	/* One pass over the items: every budget is read, only the node's pods are kept. */
-	i = 0;
-	if (!cJSON_IsArray(items))
-		items = NULL;
-	cJSON_ArrayForEach(it, items) {
-		const char *k = j_str(it, "kind"), *on;
-		const cJSON *spec;
-
-		if (!cJSON_IsObject(it))
-			die("%s: item %zu is %s, not a PodDisruptionBudget or Pod", docname, i,
-			    j_type(it));
-		if (k == NULL && implied != NULL && j_get(it, "kind") == NULL)
-			k = implied;
-		if (k == NULL)
-			die("%s: item %zu has no kind", docname, i);
-		if (strcmp(k, "PodDisruptionBudget") == 0) {
-			budget_read(&budgets[nb++], it, i);
-		} else if (strcmp(k, "Pod") == 0) {
-			spec = j_get(it, "spec");
-			if (j_get(spec, "nodeName") != NULL && !cJSON_IsString(j_get(spec, "nodeName")))
-				die("%s: item %zu (Pod): spec.nodeName is %s, not a string", docname,
-				    i, j_type(j_get(spec, "nodeName")));
-			on = j_str(spec, "nodeName");
-			if (on != NULL && strcmp(on, node) == 0) {
-				pod_read(&pods[np++], it, i);
-			} else { /* not on the node, but checked all the same */
-				meta_str(it, "name", i, "Pod");
-				meta_str(it, "namespace", i, "Pod");
-			}
-		} else {
-			die("%s: item %zu is a %s, not a PodDisruptionBudget or Pod "
-			    "(use kubectl get pdb,pods)", docname, i, qstr(k));
-		}
-		i++;
-	}
+	/* One pass: every budget is read and kept, only the node's pods are kept. */
+	dr.arg = &st;
+	doc_each(path, &dr);
+	nb = st.nb;
+	np = st.np;
+	pods = st.pods;
 
 	idx = xmalloc(nb * sizeof *idx);
 	for (i = 0; i < nb; i++)
-		idx[i] = &budgets[i];
+		idx[i] = &st.budgets[i];
 	qsort(idx, nb, sizeof *idx, by_ns);
 
 	if (np == 0)
-		warnf("%s: no pod runs on node %s (is the node name right?)", docname, node);
+		warnf("%s: no pod runs on node %s (is the node name right?)", docname, st.node);
 	if (listing)
 		for (i = 0; i < np; i++)
 			if (pods[i].skip != NULL)
@@ -565,21 +570,28 @@ main(int argc, char **argv)
 		budget_add(b, p);
 	}
 	for (i = 0; i < nb; i++) {
-		if (budget_blocks(&budgets[i]))
+		if (budget_blocks(&st.budgets[i]))
 			blocked = 1;
-		budget_report(&budgets[i]);
+		budget_report(&st.budgets[i]);
 	}
 	if (!blocked)
 		puts("OK");
 
-	for (i = 0; i < nb; i++)
-		free(budgets[i].pods);
-	free(budgets);
+	for (i = 0; i < nb; i++) {
+		free(st.budgets[i].pods);
+		free(st.budgets[i].ns);
+		free(st.budgets[i].name);
+		cJSON_Delete(st.budgets[i].selector);
+	}
+	for (i = 0; i < np; i++) {
+		free(pods[i].ns);
+		free(pods[i].name);
+		cJSON_Delete(pods[i].labels);
+	}
+	free(st.budgets);
 	free(idx);
 	free(match);
 	free(pods);
-	cJSON_Delete(doc);
-	input_free(&in);
 	rc = fshut(stdout, "stdout");
 	return rc ? rc : blocked ? EXIT_FINDINGS : EXIT_CLEAN;
 }

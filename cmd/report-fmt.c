@@ -16,13 +16,13 @@ struct count {
 };
 
 static void
-count_node(const cJSON *node, size_t index, void *arg)
+count_node(const struct item *it, void *arg)
 {
 	struct count *c = arg;
+	const cJSON *node = it->obj;
 	const char *present = j_str(node_labels(node), L_PRESENT);
 	const char *name = j_str(j_get(node, "metadata"), "name");
 
-	(void)index;
 	if (present != NULL && strcmp(present, "true") == 0)
 		c->gpu_nodes++;
 	if (name != NULL && strcmp(name, c->want) == 0 && c->node == NULL)
@@ -31,10 +31,12 @@ count_node(const cJSON *node, size_t index, void *arg)
 
 /* Items seen before the document turned out to be one Node: forget them. */
 static void
-forget(void *arg)
+end_doc(int ok, void *arg)
 {
 	struct count *c = arg;
 
+	if (ok)
+		return;
 	c->gpu_nodes = 0;
 	cJSON_Delete(c->node);
 	c->node = NULL;
@@ -81,11 +83,11 @@ main(int argc, char **argv)
 	const char *audit = NULL, *matrix_path = NULL, *state;
 	struct count c = { 0 };
 	struct matrix *m;
-	struct node_stream ns = { count_node, forget, NULL, 0 };
+	struct node_reader nr = { count_node, end_doc, NULL, 0, 0 };
 	struct tagfault f;
 	char tag[TAG_MAX + 1], key[300], *k;
 	size_t missing, unknown, rows;
-	int ch, list;
+	int ch;
 
 	setprogname(argv[0]);
 	while ((ch = nextopt(argc, argv, "a:m:h", usage)) != -1) {
@@ -108,8 +110,8 @@ main(int argc, char **argv)
 	m = matrix_load(matrix_path, 0);
 	rows = matrix_rows(m);
 	matrix_free(m);
-	ns.arg = &c;
-	nodes_stream(argv[optind + 1], &ns, &list);
+	nr.arg = &c;
+	nodes_read(argv[optind + 1], &nr);
 	if (c.node == NULL)
 		die("%s: node %s is not in the node list",
 		    argv[optind + 1] ? argv[optind + 1] : "<stdin>", c.want);

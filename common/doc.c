@@ -1,568 +1,340 @@
 /*
- * kubectl output, JSON or YAML, as one cJSON tree.  The format is told from
- * the content: JSON starts with '{' or '['; anything else is read as YAML and
- * becomes the same tree JSON would.
+ * kubectl documents, item by item: which kinds a command reads, how a list's
+ * items get their kind, watch events, and a Status named as such.  Both ways
+ * of reading (streamed, or whole first) end in the same calls here, so they
+ * give the same output and messages by construction.
  */
-#include <ctype.h>
-#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <yaml.h>
-
 #include "gpudrv.h"
 
-static int
-is_json(const struct input *in)
-{
-	size_t i = text_start(in->data, in->len);
+const struct kspec KS_COUNT[1] = { { NULL, NULL } };
 
-	return i < in->len && (in->data[i] == '{' || in->data[i] == '[');
-}
-
-/*
- * Checked by json_check (jstream.c), the scanner the streaming path uses, so
- * both paths report bad JSON alike; cJSON then only builds the tree.
- */
+/* v as the streaming scanners keep it: only the members keys asks for. */
 static cJSON *
-json_parse(const struct input *in)
+keep_copy(const cJSON *v, const struct kspec *keys)
 {
-	const char *end = NULL;
-	cJSON *doc;
-	size_t line, col, off;
+	const struct kspec *k;
+	const cJSON *m;
+	cJSON *o;
 
-	json_check(in);
-	doc = cJSON_ParseWithLengthOpts(in->data, in->len + 1, &end, 1);
-	if (doc != NULL)
-		return doc;
-	off = end != NULL ? (size_t)(end - in->data) : in->len;
-	input_where(in, off, &line, &col);
-	die("%s:%zu:%zu: JSON that cJSON does not read", in->name, line, col);
-	return NULL;
+	if (keys == KS_COUNT && (cJSON_IsObject(v) || cJSON_IsArray(v)))
+		return cJSON_CreateNumber(cJSON_GetArraySize(v));
+	if (keys == NULL || keys == KS_COUNT || !cJSON_IsObject(v))
+		return cJSON_Duplicate(v, 1);
+	o = cJSON_CreateObject();
+	for (m = v->child; m != NULL; m = m->next)
+		for (k = keys; k->key != NULL; k++)
+			if (strcmp(k->key, m->string) == 0)
+				cJSON_AddItemToObject(o, m->string, keep_copy(m, k->sub));
+	return o;
 }
 
-/* YAML 1.2 core schema resolution of a plain scalar, as kubectl's YAML needs. */
-static cJSON *
-plain_scalar(const char *s, size_t n)
+/* A document parsed whole, handed over as the streaming scanners would. */
+void
+scan_replay(const struct scan *sc, const cJSON *doc)
 {
-	char *end;
-	double d;
+	const struct kspec *k;
+	const cJSON *m, *it;
+	cJSON *top, *kept;
+	int items = 0;
+	size_t i = 0;
 
-	if (n == 0 || strcmp(s, "~") == 0 || strcmp(s, "null") == 0 ||
-	    strcmp(s, "Null") == 0 || strcmp(s, "NULL") == 0)
-		return cJSON_CreateNull();
-	if (strcmp(s, "true") == 0 || strcmp(s, "True") == 0 || strcmp(s, "TRUE") == 0)
-		return cJSON_CreateTrue();
-	if (strcmp(s, "false") == 0 || strcmp(s, "False") == 0 || strcmp(s, "FALSE") == 0)
-		return cJSON_CreateFalse();
-	if (isdigit((unsigned char)s[0]) ||
-	    ((s[0] == '-' || s[0] == '+' || s[0] == '.') && n > 1)) {
-		errno = 0;
-		d = strtod(s, &end);
-		if (*end == '\0' && errno == 0 && strspn(s, "+-.0123456789eE") == n)
-			return cJSON_CreateNumber(d);
-	}
-	return cJSON_CreateString(s);
-}
-
-struct ybuild {
-	const char *in_name;
-	cJSON *root;
-	cJSON *stack[1024];
-	char *key[1024]; /* pending mapping key of each open mapping */
-	int depth;
-	int max;         /* depth allowed: 1024 less the levels above the root */
-};
-
-static void
-ydie(struct ybuild *b, const yaml_mark_t *m, const char *what)
-{
-	die("%s:%zu:%zu: %s", b->in_name, m->line + 1, m->column + 1, what);
-}
-
-/* Places node under the open collection, or as the root. */
-static void
-attach(struct ybuild *b, cJSON *node, const yaml_event_t *ev)
-{
-	cJSON *top;
-
-	if (b->depth == 0) {
-		b->root = node;
+	if (sc->top == NULL || !cJSON_IsObject(doc)) {
+		sc->doc_fn(sc, sc->top == NULL ? doc : NULL);
 		return;
 	}
-	top = b->stack[b->depth - 1];
-	if (cJSON_IsArray(top)) {
-		cJSON_AddItemToArray(top, node);
-		return;
-	}
-	if (b->key[b->depth - 1] == NULL) {
-		if (!cJSON_IsString(node)) {
-			cJSON_Delete(node);
-			ydie(b, &ev->start_mark, "mapping key is not a string");
-		}
-		b->key[b->depth - 1] = xstrndup(node->valuestring, strlen(node->valuestring));
-		cJSON_Delete(node);
-		return;
-	}
-	if (cJSON_GetObjectItemCaseSensitive(top, b->key[b->depth - 1]) != NULL) {
-		cJSON_Delete(node);
-		ydie(b, &ev->start_mark, "duplicate mapping key");
-	}
-	cJSON_AddItemToObject(top, b->key[b->depth - 1], node);
-	free(b->key[b->depth - 1]);
-	b->key[b->depth - 1] = NULL;
-}
-
-static void
-push(struct ybuild *b, cJSON *node, const yaml_event_t *ev)
-{
-	if (b->depth >= b->max) {
-		cJSON_Delete(node);
-		ydie(b, &ev->start_mark, "YAML nested too deep");
-	}
-	attach(b, node, ev);
-	b->stack[b->depth] = node;
-	b->key[b->depth] = NULL;
-	b->depth++;
-}
-
-static void
-ymalformed(const yaml_parser_t *p, const char *name, size_t len, int eof)
-{
-	char what[256];
-
-	snprintf(what, sizeof what, "malformed YAML: %s%s%s",
-	    p->problem ? p->problem : "error",
-	    p->context ? " " : "", p->context ? p->context : "");
-	if (eof && p->problem_mark.index >= len)
-		die("%s: truncated YAML: %s (%zu bytes read)", name, what, len);
-	die("%s:%zu:%zu: %s", name, p->problem_mark.line + 1, p->problem_mark.column + 1, what);
-}
-
-static void
-ynul(struct ybuild *b, const yaml_event_t *ev)
-{
-	if (memchr(ev->data.scalar.value, '\0', ev->data.scalar.length) != NULL)
-		ydie(b, &ev->start_mark, "NUL byte in a YAML scalar");
-}
-
-static cJSON *
-yscalar(const yaml_event_t *ev)
-{
-	const char *v = (const char *)ev->data.scalar.value;
-
-	if (ev->data.scalar.plain_implicit && ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE)
-		return plain_scalar(v, ev->data.scalar.length);
-	return cJSON_CreateString(v);
-}
-
-/* One node event into the tree being built. */
-static void
-yfeed(struct ybuild *b, const yaml_event_t *ev)
-{
-	switch (ev->type) {
-	case YAML_MAPPING_START_EVENT:
-		push(b, cJSON_CreateObject(), ev);
-		break;
-	case YAML_SEQUENCE_START_EVENT:
-		push(b, cJSON_CreateArray(), ev);
-		break;
-	case YAML_MAPPING_END_EVENT:
-	case YAML_SEQUENCE_END_EVENT:
-		b->depth--;
-		free(b->key[b->depth]);
-		b->key[b->depth] = NULL;
-		break;
-	case YAML_SCALAR_EVENT:
-		ynul(b, ev);
-		attach(b, yscalar(ev), ev);
-		break;
-	case YAML_ALIAS_EVENT:
-		ydie(b, &ev->start_mark, "YAML aliases are not accepted (kubectl never writes them)");
-		break;
-	default:
-		break;
-	}
-}
-
-static cJSON *
-yaml_parse(const struct input *in)
-{
-	yaml_parser_t p;
-	yaml_event_t ev;
-	struct ybuild b;
-	int docs = 0, done = 0;
-
-	memset(&b, 0, sizeof b);
-	b.in_name = in->name;
-	b.max = 1024;
-	if (!yaml_parser_initialize(&p))
-		die("out of memory");
-	yaml_parser_set_input_string(&p, (const unsigned char *)in->data, in->len);
-	while (!done) {
-		if (!yaml_parser_parse(&p, &ev))
-			ymalformed(&p, in->name, in->len, 1);
-		if (ev.type == YAML_DOCUMENT_START_EVENT && ++docs > 1)
-			ydie(&b, &ev.start_mark, "more than one YAML document");
-		if (ev.type == YAML_STREAM_END_EVENT)
-			done = 1;
-		yfeed(&b, &ev);
-		yaml_event_delete(&ev);
-	}
-	yaml_parser_delete(&p);
-	if (b.root == NULL)
-		die("%s: empty input: expected kubectl JSON or YAML", in->name);
-	return b.root;
-}
-
-/*
- * YAML, streamed from libyaml's events: a stack of the open collections, the
- * asked-for values built with the same builder as above, the rest only
- * checked as yaml_parse checks it (keys are strings and not repeated, no NUL,
- * no alias, not too deep), so both paths say the same of the same input.
- */
-enum { Y_TOP, Y_ITEMS, Y_ITEM, Y_KEEP, Y_SKIP };
-
-struct yframe {
-	int role;
-	int map;
-	int want_key;        /* a mapping waiting for its next key */
-	int dup;             /* its pending key was seen before */
-	const struct kspec *keep; /* its pending key, if asked for */
-	const struct kspec *spec; /* the keys it keeps */
-	struct strset *seen;      /* its keys */
-	cJSON *obj;               /* Y_TOP, Y_ITEM, Y_KEEP: the kept members */
-};
-
-struct ystream {
-	const struct stream_cb *cb;
-	const struct kspec *top_keys;
-	struct yframe f[1024];
-	int n;
-	struct ybuild cap; /* a kept value being built */
-	int capturing;
-	int roots;
-	cJSON *top;
-	size_t items;
-};
-
-static void
-ydone(struct ystream *y)
-{
-	struct yframe *f = y->n > 0 ? &y->f[y->n - 1] : NULL;
-
-	if (f != NULL && f->map) {
-		f->want_key = 1;
-		f->dup = 0;
-		f->keep = NULL;
-	}
-}
-
-static void
-ydeliver(struct ystream *y, cJSON *v)
-{
-	struct yframe *f = y->n > 0 ? &y->f[y->n - 1] : NULL;
-
-	if (f == NULL) {
-		cJSON_Delete(v); /* a top level that is not a mapping */
-		return;
-	}
-	if (f->role == Y_ITEMS) {
-		y->cb->item(v, y->items++, y->cb->arg);
-		cJSON_Delete(v);
-		return;
-	}
-	cJSON_AddItemToObject(f->obj, f->keep->key, v);
-	ydone(y);
-}
-
-static void
-ypush(struct ystream *y, int role, const struct kspec *spec, const yaml_event_t *ev)
-{
-	struct yframe *f;
-
-	if (y->n >= 1024)
-		ydie(&y->cap, &ev->start_mark, "YAML nested too deep");
-	f = &y->f[y->n++];
-	memset(f, 0, sizeof *f);
-	f->role = role;
-	f->map = ev->type == YAML_MAPPING_START_EVENT;
-	f->want_key = f->map;
-	if (f->map)
-		f->seen = strset_new();
-	f->spec = spec;
-	if (spec != NULL)
-		f->obj = cJSON_CreateObject();
-}
-
-static const struct kspec *
-ykeep(const struct kspec *keys, const char *k)
-{
-	if (keys == NULL)
-		return NULL;
-	for (; keys->key != NULL; keys++)
-		if (strcmp(keys->key, k) == 0)
-			return keys;
-	return NULL;
-}
-
-static void
-ystep(struct ystream *y, const yaml_event_t *ev)
-{
-	struct yframe *f = y->n > 0 ? &y->f[y->n - 1] : NULL;
-	int coll = ev->type == YAML_MAPPING_START_EVENT || ev->type == YAML_SEQUENCE_START_EVENT;
-	cJSON *v;
-
-	if (y->capturing) {
-		yfeed(&y->cap, ev);
-		if (y->cap.depth == 0 && y->cap.root != NULL) {
-			v = y->cap.root;
-			y->cap.root = NULL;
-			y->capturing = 0;
-			ydeliver(y, v);
-		}
-		return;
-	}
-	if (ev->type == YAML_ALIAS_EVENT)
-		yfeed(&y->cap, ev); /* dies */
-	if (ev->type == YAML_MAPPING_END_EVENT || ev->type == YAML_SEQUENCE_END_EVENT) {
-		f = &y->f[--y->n];
-		strset_free(f->seen);
-		if (f->role == Y_ITEM) {
-			y->cb->item(f->obj, y->items++, y->cb->arg);
-			cJSON_Delete(f->obj);
-		} else if (f->role == Y_TOP) {
-			y->top = f->obj;
-		} else if (f->role == Y_ITEMS) {
-			cJSON_AddItemToObject(y->f[y->n - 1].obj, "items", cJSON_CreateArray());
-		} else if (f->role == Y_KEEP) {
-			cJSON_AddItemToObject(y->f[y->n - 1].obj, y->f[y->n - 1].keep->key, f->obj);
-		}
-		ydone(y);
-		return;
-	}
-	if (!coll && ev->type != YAML_SCALAR_EVENT)
-		return;
-	if (f != NULL && f->want_key) {
-		if (coll) {
-			if (y->n >= 1024)
-				ydie(&y->cap, &ev->start_mark, "YAML nested too deep");
-			ydie(&y->cap, &ev->start_mark, "mapping key is not a string");
-		}
-		ynul(&y->cap, ev);
-		v = yscalar(ev);
-		if (!cJSON_IsString(v)) {
-			cJSON_Delete(v);
-			ydie(&y->cap, &ev->start_mark, "mapping key is not a string");
-		}
-		f->dup = strset_add(f->seen, v->valuestring, 1) != 0;
-		f->keep = ykeep(f->spec, v->valuestring);
-		f->want_key = 0;
-		cJSON_Delete(v);
-		return;
-	}
-	if (f != NULL && f->dup) {
-		if (coll && y->n >= 1024)
-			ydie(&y->cap, &ev->start_mark, "YAML nested too deep");
-		if (!coll)
-			ynul(&y->cap, ev);
-		ydie(&y->cap, &ev->start_mark, "duplicate mapping key");
-	}
-	if (f == NULL)
-		y->roots++;
-	if (f == NULL && ev->type == YAML_MAPPING_START_EVENT) {
-		ypush(y, Y_TOP, y->top_keys, ev);
-	} else if (f != NULL && f->role == Y_TOP && f->keep != NULL &&
-	    strcmp(f->keep->key, "items") == 0 && ev->type == YAML_SEQUENCE_START_EVENT) {
-		ypush(y, Y_ITEMS, NULL, ev);
-	} else if (f != NULL && f->role == Y_ITEMS && ev->type == YAML_MAPPING_START_EVENT) {
-		ypush(y, Y_ITEM, y->cb->keys, ev);
-	} else if (f != NULL && f->keep != NULL && f->keep->sub != NULL &&
-	    ev->type == YAML_MAPPING_START_EVENT) {
-		ypush(y, Y_KEEP, f->keep->sub, ev);
-	} else if (f == NULL || f->role == Y_ITEMS || f->keep != NULL) {
-		y->cap.max = 1024 - y->n;
-		y->capturing = 1;
-		ystep(y, ev);
-	} else if (coll) {
-		ypush(y, Y_SKIP, NULL, ev);
-	} else {
-		ynul(&y->cap, ev);
-		ydone(y);
-	}
-}
-
-static int
-yread(void *data, unsigned char *buf, size_t size, size_t *got)
-{
-	struct reader *r = data;
-
-	if (r->pos == r->len)
-		reader_next(r);
-	*got = r->len - r->pos < size ? r->len - r->pos : size;
-	memcpy(buf, r->buf + r->pos, *got);
-	r->pos += *got;
-	return 1;
-}
-
-cJSON *
-yaml_stream(struct reader *r, const struct stream_cb *cb)
-{
-	yaml_parser_t p;
-	yaml_event_t ev;
-	struct ystream *y = xmalloc(sizeof *y);
-	struct kspec top_keys[8];
-	int docs = 0, done = 0;
-	size_t i;
-	cJSON *top;
-
-	memset(y, 0, sizeof *y);
-	y->cb = cb;
-	for (i = 0; cb->keys[i].key != NULL && i < 6; i++)
-		top_keys[i] = cb->keys[i];
-	top_keys[i].key = "items";
-	top_keys[i++].sub = NULL;
-	top_keys[i].key = NULL;
-	y->top_keys = top_keys;
-	y->cap.in_name = r->name;
-	if (!yaml_parser_initialize(&p))
-		die("out of memory");
-	yaml_parser_set_input(&p, yread, r);
-	while (!done) {
-		if (!yaml_parser_parse(&p, &ev))
-			ymalformed(&p, r->name, r->off + r->len, r->eof);
-		if (ev.type == YAML_DOCUMENT_START_EVENT && ++docs > 1)
-			ydie(&y->cap, &ev.start_mark, "more than one YAML document");
-		if (ev.type == YAML_STREAM_END_EVENT)
-			done = 1;
-		ystep(y, &ev);
-		yaml_event_delete(&ev);
-	}
-	yaml_parser_delete(&p);
-	if (y->roots == 0)
-		die("%s: empty input: expected kubectl JSON or YAML", r->name);
-	top = y->top;
-	free(y);
-	return top;
-}
-
-/*
- * A key given twice in one JSON object: cJSON keeps both and finds the
- * first, Go's decoder (the API server's) takes the last.  Either would be a
- * guess, so it is an error, as in YAML.  Iterative: depth is not bounded here.
- */
-static void
-json_dups(const cJSON *root, const char *name)
-{
-	const cJSON *stack[1024], *o, *c, *d;
-	struct strset *seen;
-	int top = 0, n;
-
-	stack[top++] = root;
-	while (top > 0) {
-		o = stack[--top];
-		/* small objects pairwise, large ones through a hash set */
-		seen = NULL;
-		if (cJSON_IsObject(o) && (n = cJSON_GetArraySize(o)) > 16) {
-			seen = strset_new();
-			for (c = o->child; c != NULL; c = c->next)
-				if (strset_add(seen, c->string, 1) != 0) {
-					strset_free(seen);
-					die("%s: duplicate key %s", name, qstr(c->string));
-				}
-			strset_free(seen);
-		}
-		for (c = o->child; c != NULL; c = c->next) {
-			if (cJSON_IsObject(o) && seen == NULL)
-				for (d = o->child; d != c; d = d->next)
-					if (strcmp(d->string, c->string) == 0)
-						die("%s: duplicate key %s", name, qstr(c->string));
-			if ((cJSON_IsObject(c) || cJSON_IsArray(c)) && c->child != NULL) {
-				if (top == (int)(sizeof stack / sizeof stack[0]))
-					die("%s: JSON nested too deep", name);
-				stack[top++] = c;
+	top = cJSON_CreateObject();
+	for (m = doc->child; m != NULL; m = m->next) {
+		for (k = sc->top; k->key != NULL && strcmp(k->key, m->string) != 0; k++)
+			;
+		if (k->key == NULL)
+			continue;
+		if (!items && strcmp(m->string, "items") == 0 && cJSON_IsArray(m)) {
+			items = 1;
+			cJSON_ArrayForEach(it, m) {
+				kept = keep_copy(it, cJSON_IsObject(it) ? sc->item : NULL);
+				sc->item_fn(sc, kept, i++, j_str(top, "kind"));
+				cJSON_Delete(kept);
 			}
+			cJSON_AddItemToObject(top, "items", cJSON_CreateArray());
+		} else {
+			cJSON_AddItemToObject(top, m->string, keep_copy(m, k->sub));
 		}
 	}
+	sc->doc_fn(sc, top);
+	cJSON_Delete(top);
+}
+
+static void
+grab(const struct scan *sc, const cJSON *doc)
+{
+	*(cJSON **)sc->arg = cJSON_Duplicate(doc, 1);
 }
 
 cJSON *
 doc_parse(const struct input *in)
 {
-	size_t i;
-	cJSON *doc;
+	struct scan sc;
+	cJSON *doc = NULL;
 
-	for (i = 0; i < in->len && isspace((unsigned char)in->data[i]); i++)
-		;
-	if (i == in->len)
-		die("%s: empty input: expected kubectl JSON or YAML", in->name);
-	if (!is_json(in))
-		return yaml_parse(in);
-	doc = json_parse(in);
-	json_dups(doc, in->name);
+	memset(&sc, 0, sizeof sc);
+	sc.doc_fn = grab;
+	sc.arg = &doc;
+	if (text_is_json(in->data, in->len, in->name))
+		json_whole(in, &sc);
+	else
+		yaml_whole(in, &sc);
 	return doc;
 }
 
-const cJSON *
-j_get(const cJSON *obj, const char *key)
+/*
+ * The dispatcher.  A list's kind may come after its items (kubectl sorts
+ * keys), so an item without a kind may be read as the typed list's one kind
+ * before it is known that the list is one, and a fault may depend on what
+ * the list turns out to be: the first fault is kept for each case (a plain
+ * List, the typed list) and the right one reported at the end.  Once there
+ * is a fault, no more items are given.
+ */
+enum { H_LIST, H_TYPED };
+
+struct dstate {
+	const struct doc_reader *dr;
+	const char *name;
+	char fault[2][320]; /* the first fault if the list is a List, a typed list; "" none */
+	size_t given;       /* items given for this document */
+	int trouble;        /* a watch reported an error */
+};
+
+static int
+one_of(const char *s, const char *const *set)
 {
-	if (!cJSON_IsObject(obj))
-		return NULL;
-	return cJSON_GetObjectItemCaseSensitive(obj, key);
+	int i;
+
+	for (i = 0; s != NULL && set[i] != NULL; i++)
+		if (strcmp(s, set[i]) == 0)
+			return i;
+	return -1;
 }
 
-const char *
-j_str(const cJSON *obj, const char *key)
+static size_t
+count(const char *const *set)
 {
-	const cJSON *v = j_get(obj, key);
+	size_t n = 0;
 
-	return cJSON_IsString(v) ? v->valuestring : NULL;
+	while (set[n] != NULL)
+		n++;
+	return n;
 }
 
-const cJSON *
-j_path(const cJSON *obj, const char *dotted)
+/* "a Node" or "a PodDisruptionBudget or Pod": what an item must be. */
+static void
+noun(const struct doc_reader *dr, char *out, size_t outsz)
 {
-	char key[128];
-	const char *dot;
-	size_t n;
+	size_t i, n = count(dr->kinds), len = 0;
 
-	while (obj != NULL && (dot = strchr(dotted, '.')) != NULL) {
-		n = (size_t)(dot - dotted);
-		if (n >= sizeof key)
-			return NULL;
-		memcpy(key, dotted, n);
-		key[n] = '\0';
-		obj = j_get(obj, key);
-		dotted = dot + 1;
+	out[0] = '\0';
+	for (i = 0; i < n && len < outsz; i++)
+		len += (size_t)snprintf(out + len, outsz - len, "%s%s", i == 0 ? "a " :
+		    i + 1 == n ? " or " : ", ", dr->kinds[i]);
+}
+
+static void
+fault(struct dstate *st, int only_list, int at_once, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* A fault in item handling: at once if nothing can change it, else kept. */
+static void
+fault(struct dstate *st, int only_list, int at_once, const char *fmt, ...)
+{
+	char msg[320];
+	va_list ap;
+	int h;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	if (at_once && st->fault[H_LIST][0] == '\0' && st->fault[H_TYPED][0] == '\0')
+		die("%s: %s", st->name, msg);
+	for (h = H_LIST; h <= (only_list ? H_LIST : H_TYPED); h++)
+		if (st->fault[h][0] == '\0')
+			snprintf(st->fault[h], sizeof st->fault[h], "%s", msg);
+}
+
+static void
+on_item(const struct scan *sc, const cJSON *it, size_t i, const char *listkind)
+{
+	struct dstate *st = sc->arg;
+	const struct doc_reader *dr = st->dr;
+	const cJSON *km = j_get(it, "kind");
+	const char *k = j_str(it, "kind");
+	int typed = listkind != NULL ? one_of(listkind, dr->lists) : -1;
+	/* Known to be a list (at once), or maybe not a list at all (kept). */
+	int known = listkind != NULL && (typed >= 0 || strcmp(listkind, "List") == 0);
+	int at_once = known || !dr->single;
+	struct item item = { NULL, NULL, 0, 1, NULL };
+	char what[160];
+
+	if (listkind != NULL && !known)
+		return; /* a single object's or a wrong kind's "items": not items */
+	if (st->fault[H_TYPED][0] != '\0')
+		return;
+	noun(dr, what, sizeof what);
+	if (!cJSON_IsObject(it)) {
+		fault(st, 0, at_once, "item %zu is %s, not %s", i, j_type(it), what);
+		return;
 	}
-	return obj ? j_get(obj, dotted) : NULL;
+	if (k != NULL && one_of(k, dr->kinds) < 0) {
+		fault(st, 0, at_once, "item %zu is a %s, not %s%s", i, qstr(k), what,
+		    dr->hint ? dr->hint : "");
+		return;
+	}
+	if (k == NULL && km == NULL && typed >= 0) {
+		k = dr->kinds[typed];
+	} else if (k == NULL && km == NULL && listkind == NULL && count(dr->lists) == 1) {
+		/* a NodeList's kindless item, if the list turns out to be one */
+		fault(st, 1, 0, "item %zu has no kind, so it is not %s", i, what);
+		k = dr->kinds[0];
+	} else if (k == NULL && km == NULL && listkind == NULL) {
+		fault(st, 0, at_once, "item %zu has no kind, and the list's kind comes after its "
+		    "items, so it could be %s", i, what);
+		return;
+	} else if (k == NULL) {
+		fault(st, 0, at_once, "item %zu has no kind, so it is not %s", i, what);
+		return;
+	}
+	st->given++;
+	item.obj = it;
+	item.kind = k;
+	item.index = i;
+	dr->item(&item, dr->arg);
+}
+
+/* A Status where data was expected: what the API server said, and no guess. */
+static void
+status_die(const struct dstate *st, const cJSON *s, const char *what)
+{
+	const char *msg = j_str(s, "message"), *reason = j_str(s, "reason");
+	long code = 0;
+
+	j_int(s, "code", &code);
+	die("%s: a Kubernetes Status, not %s: %s (reason %s, code %ld)", st->name, what,
+	    msg ? qstr(msg) : "no message", reason ? reason : "none", code);
+}
+
+/* A watch event: {"type": ..., "object": ...} (kubectl get -w --output-watch-events). */
+static void
+on_event(struct dstate *st, const cJSON *top, const char *type)
+{
+	const struct doc_reader *dr = st->dr;
+	const cJSON *obj = j_get(top, "object");
+	const char *k = j_str(obj, "kind");
+	struct item item = { obj, k, 0, 0, type };
+	char what[160];
+
+	noun(dr, what, sizeof what);
+	if (strcmp(type, "BOOKMARK") == 0)
+		return;
+	if (strcmp(type, "ERROR") == 0 || (k != NULL && strcmp(k, "Status") == 0)) {
+		warnf("%s: the watch reported an error: %s", st->name,
+		    j_str(obj, "message") ? qstr(j_str(obj, "message")) : "no message");
+		st->trouble = 1;
+		return;
+	}
+	if (strcmp(type, "ADDED") != 0 && strcmp(type, "MODIFIED") != 0 &&
+	    strcmp(type, "DELETED") != 0)
+		die("%s: a watch event of type %s (ADDED, MODIFIED, DELETED, BOOKMARK or ERROR "
+		    "expected)", st->name, qstr(type));
+	if (!cJSON_IsObject(obj))
+		die("%s: a %s watch event whose object is %s", st->name, type, j_type(obj));
+	if (one_of(k, dr->kinds) < 0)
+		die("%s: a %s watch event of %s, not %s", st->name, type,
+		    k ? qstr(k) : "an object with no kind", what);
+	dr->item(&item, dr->arg);
+	dr->end(1, dr->arg);
+}
+
+static void
+on_doc(const struct scan *sc, const cJSON *top)
+{
+	struct dstate *st = sc->arg;
+	const struct doc_reader *dr = st->dr;
+	const char *kind = j_str(top, "kind"), *type = j_str(top, "type");
+	const cJSON *items = j_get(top, "items");
+	struct item one = { top, kind, 0, 0, NULL };
+	int h;
+
+	if (kind != NULL && strcmp(kind, "Status") == 0)
+		status_die(st, top, dr->what);
+	if (kind == NULL && type != NULL && j_get(top, "object") != NULL) {
+		if (!dr->many)
+			die("%s: a watch event (kubectl get -w --output-watch-events), not %s",
+			    st->name, dr->what);
+		on_event(st, top, type);
+	} else if (kind != NULL && dr->single && one_of(kind, dr->kinds) >= 0) {
+		if (st->given > 0)
+			dr->end(0, dr->arg);
+		dr->item(&one, dr->arg);
+		dr->end(1, dr->arg);
+	} else {
+		h = kind != NULL && strcmp(kind, "List") == 0 ? H_LIST : H_TYPED;
+		if (kind == NULL || (h == H_TYPED && one_of(kind, dr->lists) < 0))
+			die("%s: not %s (kind is %s)%s", st->name, dr->what,
+			    kind ? qstr(kind) : j_type(j_get(top, "kind")), dr->hint ? dr->hint : "");
+		if (!cJSON_IsArray(items) && !cJSON_IsNull(items))
+			die("%s: %s has no items list", st->name, kind);
+		if (st->fault[h][0] != '\0')
+			die("%s: %s", st->name, st->fault[h]);
+		dr->end(1, dr->arg);
+	}
+	st->given = 0;
+	st->fault[H_LIST][0] = st->fault[H_TYPED][0] = '\0';
 }
 
 int
-j_int(const cJSON *obj, const char *key, long *out)
+doc_each(const char *path, const struct doc_reader *dr)
 {
-	const cJSON *v = j_get(obj, key);
+	struct dstate st;
+	struct kspec top[16];
+	struct scan sc = { top, dr->keys, dr->many, on_item, on_doc, &st };
+	static const char *const extra[] = { "items", "type", "object", "message", "reason",
+		"code", NULL };
+	struct input in;
+	struct reader r;
+	const char *env = getenv("GPUDRV_WHOLE_TREE");
+	size_t n = 0, i;
 
-	if (!cJSON_IsNumber(v) || v->valuedouble != (double)(long)v->valuedouble)
-		return 0;
-	*out = (long)v->valuedouble;
-	return 1;
-}
-
-const char *
-j_type(const cJSON *v)
-{
-	if (v == NULL)
-		return "missing";
-	if (cJSON_IsString(v))
-		return "a string";
-	if (cJSON_IsNumber(v))
-		return "a number";
-	if (cJSON_IsBool(v))
-		return "a boolean";
-	if (cJSON_IsNull(v))
-		return "null";
-	if (cJSON_IsArray(v))
-		return "a list";
-	return "an object";
+	memset(&st, 0, sizeof st);
+	st.dr = dr;
+	/* The top level keeps what an item keeps (it may be one), and what lists,
+	 * watch events and a Status have. */
+	for (i = 0; dr->keys[i].key != NULL && n < 9; i++)
+		top[n++] = dr->keys[i];
+	for (i = 0; extra[i] != NULL; i++) {
+		top[n].key = extra[i];
+		top[n++].sub = strcmp(extra[i], "object") == 0 ? dr->keys : NULL;
+	}
+	top[n].key = NULL;
+	if (env != NULL && strcmp(env, "1") == 0) {
+		/* the whole-tree way, the reference the tests compare with */
+		input_read(&in, path);
+		st.name = in.name;
+		if (text_is_json(in.data, in.len, in.name))
+			json_whole(&in, &sc);
+		else
+			yaml_whole(&in, &sc);
+		input_free(&in);
+	} else {
+		reader_open(&r, path);
+		st.name = r.name;
+		if (r.json)
+			json_stream(&r, &sc);
+		else
+			yaml_stream(&r, &sc);
+		reader_close(&r);
+	}
+	return st.trouble ? EXIT_TROUBLE : EXIT_CLEAN;
 }

@@ -10,11 +10,20 @@
 
 const char *progname = "gpudrv";
 
+static void *
+cjson_malloc(size_t n)
+{
+	return xmalloc(n);
+}
+
 void
 setprogname(const char *argv0)
 {
+	/* Every cJSON allocation checked: out of memory is a message and exit 2. */
+	cJSON_Hooks hooks = { cjson_malloc, free };
 	const char *slash;
 
+	cJSON_InitHooks(&hooks);
 	if (argv0 == NULL || *argv0 == '\0')
 		return;
 	slash = strrchr(argv0, '/');

@@ -15,7 +15,7 @@ enum { EXIT_CLEAN = 0, EXIT_FINDINGS = 1, EXIT_TROUBLE = 2 };
 
 /* err.c: messages on stderr prefixed with the program name. */
 extern const char *progname;
-void setprogname(const char *argv0);
+void setprogname(const char *argv0); /* first in main: also makes cJSON allocate by xmalloc */
 void die(const char *fmt, ...);     /* exit 2; a format ending in ':' appends strerror */
 void warnf(const char *fmt, ...);   /* a format ending in ':' appends strerror */
 void usage_exit(const char *usage); /* "usage: prog ..." on stderr, exit 2 */
@@ -26,7 +26,7 @@ void *xmalloc(size_t n);
 void *xrealloc(void *p, size_t n);
 char *xstrndup(const char *s, size_t n);
 
-/* input.c: whole input from a file or stdin. */
+/* input.c: whole input, or a chunk at a time; the format, told from the content. */
 struct input {
 	char *data;       /* NUL-terminated copy of the bytes read */
 	size_t len;
@@ -35,26 +35,15 @@ struct input {
 void input_read(struct input *in, const char *path); /* NULL or "-" is stdin; dies on error */
 void input_free(struct input *in);
 void input_where(const struct input *in, size_t off, size_t *line, size_t *col);
-
-/* doc.c: kubectl JSON or YAML (detected from the content) as one cJSON tree. */
-cJSON *doc_parse(const struct input *in); /* dies with file:line:col on error */
-const cJSON *j_get(const cJSON *obj, const char *key); /* case-sensitive */
-const char *j_str(const cJSON *obj, const char *key);  /* string member or NULL */
-const cJSON *j_path(const cJSON *obj, const char *dotted); /* "metadata.name" */
-int j_int(const cJSON *obj, const char *key, long *out);   /* integral number: 1 */
-const char *j_type(const cJSON *item);                     /* "string", "object", ... */
-
+size_t text_start(const char *p, size_t n); /* offset past a UTF-8 BOM and white space */
 /*
- * Streaming: an input read a chunk at a time (memory does not grow with its
- * size), and of a kubectl document only the members that are asked for.
- * reader_open reads up to the first non-space byte: reader_is_json tells the
- * format as doc_parse does.  The scanners hand each item of the top-level
- * "items" list to item(), as an object of the asked-for keys only (a
- * non-object item whole), and free it after; they return the top-level
- * object likewise, its "items" an empty list if it was one, or NULL if the
- * top level is not a mapping.  Every byte is checked as strictly as
- * doc_parse checks it, with the same messages: both die on bad input.
+ * 1 for JSON ('{' or '['), 0 for YAML (anything else), at the first byte
+ * text_start finds.  Dies on an HTML page (a proxy's error, not kubectl's)
+ * and on input that holds nothing.
  */
+int text_is_json(const char *p, size_t n, const char *name);
+
+/* A reader: an input a chunk at a time, so memory does not grow with its size. */
 struct reader {
 	int fd;
 	const char *name; /* "<stdin>" or the path, for messages */
@@ -63,25 +52,90 @@ struct reader {
 	size_t pos;       /* bytes of buf already handed out (YAML) */
 	size_t off;       /* input offset of buf[0] */
 	int eof;
-};
-/* Members to keep; sub: of an object value keep only these, NULL: all of it. */
-struct kspec {
-	const char *key; /* NULL ends the list */
-	const struct kspec *sub;
-};
-struct stream_cb {
-	const struct kspec *keys;
-	void (*item)(cJSON *item, size_t index, void *arg);
-	void *arg;
+	int json;         /* the format, as text_is_json tells it */
 };
 void reader_open(struct reader *r, const char *path); /* dies on error or empty input */
-int reader_is_json(const struct reader *r);
-size_t text_start(const char *p, size_t n); /* offset past a UTF-8 BOM and white space */
 size_t reader_next(struct reader *r); /* the next chunk into buf; 0 at the end */
 void reader_close(struct reader *r);
-cJSON *json_stream(struct reader *r, const struct stream_cb *cb); /* jstream.c */
-cJSON *yaml_stream(struct reader *r, const struct stream_cb *cb); /* doc.c */
-void json_check(const struct input *in); /* jstream.c: what doc_parse checks JSON with */
+
+/*
+ * Scanning kubectl documents (json.c, yaml.c).  Every byte is checked, but of
+ * a document only the members asked for are kept: of its top level (sc->top)
+ * and of each item of its top-level "items" list (sc->item), which is handed
+ * over item by item and then freed.  Both formats, both ways (streamed from a
+ * reader, or parsed whole first), give the same calls and the same messages.
+ */
+struct kspec {
+	const char *key; /* NULL ends the list */
+	const struct kspec *sub; /* of an object value keep only these; NULL: all; KS_COUNT */
+};
+extern const struct kspec KS_COUNT[]; /* keep only the number of members or elements */
+struct scan {
+	const struct kspec *top;  /* "items" must be one of them */
+	const struct kspec *item;
+	int many;                 /* documents back to back (kubectl get -w) */
+	/* An item of the document's "items" list; kind: the document's kind if it came first. */
+	void (*item_fn)(const struct scan *sc, const cJSON *item, size_t index, const char *kind);
+	/* A document's end: its kept top level ("items" an empty list if it was a
+	 * list), or NULL if it is not a mapping. */
+	void (*doc_fn)(const struct scan *sc, const cJSON *top);
+	void *arg;
+};
+void json_stream(struct reader *r, const struct scan *sc);
+void yaml_stream(struct reader *r, const struct scan *sc);
+/* The whole-tree way: each document parsed to a tree, then replayed. */
+void json_whole(const struct input *in, const struct scan *sc);
+void yaml_whole(const struct input *in, const struct scan *sc);
+void scan_replay(const struct scan *sc, const cJSON *doc); /* doc.c; top NULL: doc whole */
+
+/* access.c: reading a cJSON tree by Kubernetes' rules (keys are case-sensitive). */
+const cJSON *j_get(const cJSON *obj, const char *key);
+const char *j_str(const cJSON *obj, const char *key);  /* string member or NULL */
+const cJSON *j_path(const cJSON *obj, const char *dotted); /* "metadata.name" */
+int j_int(const cJSON *obj, const char *key, long *out);   /* integral number: 1 */
+const char *j_type(const cJSON *item);                     /* "a string", "an object", ... */
+/* Required: the non-empty string at a dotted path; dies "<where>: <path> is ...". */
+const char *need_str(const cJSON *obj, const char *path, const char *where);
+/* Optional 32-bit integer: 1 with *out, 0 if absent or null (*out = 0, as Go
+ * reads it); dies "<where>: <path> is ..." on anything else. */
+int opt_int32(const cJSON *obj, const char *key, const char *path, long *out, const char *where);
+/* Optional object: the object, NULL if absent or null; dies on anything else. */
+const cJSON *opt_obj(const cJSON *obj, const char *key, const char *path, const char *where);
+
+/*
+ * doc.c: a kubectl document of the kinds a command reads, item by item: a
+ * List, a typed list (NodeList, PodList, ...: items may then omit their
+ * kind) or, with single, one such object; with many, documents back to back
+ * and watch events (kubectl get -w [--output-watch-events]).  A Kubernetes
+ * Status is named as such, with its message.  Streamed, or parsed whole
+ * first when GPUDRV_WHOLE_TREE=1 (the reference the tests compare with).
+ */
+struct item {
+	const cJSON *obj;
+	const char *kind;  /* its own, or the one its typed list implies */
+	size_t index;      /* in its list */
+	int in_list;       /* an item of a list, not a document of its own */
+	const char *event; /* a watch event's type (ADDED, ...), or NULL */
+};
+struct doc_reader {
+	const char *const *kinds; /* the item kinds read, NULL-terminated */
+	const char *const *lists; /* lists[i] is the typed list of kinds[i] */
+	const char *what;         /* "a Node nor a list of Nodes", for messages */
+	const char *hint;         /* appended to the kind message, or NULL */
+	int single, many;
+	const struct kspec *keys; /* kept of an item (and of a single object) */
+	/* An item, as items come (a list's kind may come after them, so a
+	 * command holds what it prints until end says the document is good). */
+	void (*item)(const struct item *it, void *arg);
+	/* After each document: ok 1, what item was given stands; 0, forget it
+	 * (a single object with an "items" member: its items were not items). */
+	void (*end)(int ok, void *arg);
+	void *arg;
+};
+/* 0, or 2 if a watch reported an error; dies, naming file:line:col, on bad input. */
+int doc_each(const char *path, const struct doc_reader *dr);
+/* One whole document as a tree (the matrix's JSON form). */
+cJSON *doc_parse(const struct input *in);
 
 /* tag.c: the precompiled driver image tag, built in exactly one place. */
 #define TAG_MAX 128
@@ -120,24 +174,19 @@ int node_label(const cJSON *node, const char *key, const char **val, struct tagf
 int node_tag(const cJSON *node, const struct tag_override *ov, char *out, size_t outsz,
              char *row, size_t rowsz, struct tagfault *f);
 int node_unschedulable(const cJSON *node);
-/* Calls fn for each Node of a Node, NodeList or List document; dies on a non-Node item. */
-typedef void (*node_fn)(const cJSON *node, size_t index, void *arg);
-size_t nodes_each(const cJSON *doc, const char *docname, int *was_list, node_fn fn, void *arg);
 /*
- * The same, streamed (node.c): each Node holds only its kind, metadata.name,
- * the labels of tag.c (L_*) and, if want_spec, spec.unschedulable.  fn is called as items come, before the list is known to
- * be good (its kind comes after its items in kubectl's key order), so callers
- * buffer what they print until nodes_stream returns; discard (may be NULL)
- * is called if what fn was given must be forgotten (a Node with an "items"
- * member).  *was_list is right whenever fn is called.  Dies as doc_parse and nodes_each do, with the same messages.
+ * Calls fn for each Node of a Node, NodeList or List document, by doc_each's
+ * rules (hold what you print until end); want_spec keeps spec.unschedulable,
+ * many reads kubectl get -w output.
  */
-struct node_stream {
+typedef void (*node_fn)(const struct item *node, void *arg);
+struct node_reader {
 	node_fn fn;
-	void (*discard)(void *arg);
+	void (*end)(int ok, void *arg);
 	void *arg;
-	int want_spec;
+	int want_spec, many;
 };
-size_t nodes_stream(const char *path, const struct node_stream *ns, int *was_list);
+int nodes_read(const char *path, const struct node_reader *nr); /* as doc_each */
 
 /* matrix.c: the set of tags that exist (CSV matrix, tag list, or skopeo JSON). */
 struct matrix;

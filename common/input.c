@@ -102,6 +102,24 @@ text_start(const char *p, size_t n)
 	return i;
 }
 
+int
+text_is_json(const char *p, size_t n, const char *name)
+{
+	size_t i = text_start(p, n), e;
+	char *line;
+
+	if (i == n)
+		die("%s: empty input: expected kubectl JSON or YAML", name);
+	if (p[i] == '<') {
+		for (e = i; e < n && e - i < 200 && p[e] != '\n' && p[e] != '\r'; e++)
+			;
+		line = xstrndup(p + i, e - i);
+		die("%s: an HTML page, not kubectl output (did a proxy or load balancer answer "
+		    "instead of the API server?): %s", name, qstr(line));
+	}
+	return p[i] == '{' || p[i] == '[';
+}
+
 static size_t
 first_byte(const struct reader *r)
 {
@@ -128,16 +146,7 @@ reader_open(struct reader *r, const char *path)
 			r->buf = xrealloc(r->buf, r->cap *= 2);
 		r->len += read_some(r, r->buf + r->len, r->cap - r->len);
 	}
-	if (first_byte(r) == r->len)
-		die("%s: empty input: expected kubectl JSON or YAML", r->name);
-}
-
-int
-reader_is_json(const struct reader *r)
-{
-	size_t i = first_byte(r);
-
-	return i < r->len && (r->buf[i] == '{' || r->buf[i] == '[');
+	r->json = text_is_json(r->buf, r->len, r->name);
 }
 
 /* The next chunk into buf, replacing what it held; 0 at the end. */

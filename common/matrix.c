@@ -1,7 +1,8 @@
 /*
  * The support matrix: the precompiled driver images that exist.  Three forms,
  * told from the content:
- *   CSV       header driver_branch,kernel,os_tag, then one row per image;
+ *   CSV       header driver_branch,kernel,os_tag, then one row per image
+ *             (RFC 4180: a field may be quoted, "" being a quote in it);
  *   tag list  one tag per line (a registry's tag listing);
  *   JSON      what `skopeo list-tags` prints: {"Repository": ..., "Tags": [...]}.
  * CSV rows become tags through tag_build(), as node labels do.
@@ -60,22 +61,58 @@ blank(const char *s)
 	return 1;
 }
 
+/*
+ * The fields of one CSV record, in place (RFC 4180: "a ""b""" is a "b"; a
+ * quoted field may hold commas, though no tag part can).  -1 on more than max.
+ */
+static int
+csv_fields(char *s, char **f, int max, const char *name, size_t ln)
+{
+	char *o;
+	int n = 0;
+
+	for (;;) {
+		if (n == max)
+			return -1;
+		f[n++] = o = s;
+		if (*s == '"') {
+			for (s++;; s++) {
+				if (*s == '\0')
+					die("%s:%zu: a quoted field is not closed", name, ln);
+				if (*s == '"' && s[1] == '"')
+					s++;
+				else if (*s == '"')
+					break;
+				*o++ = *s;
+			}
+			s++;
+			if (*s != ',' && *s != '\0')
+				die("%s:%zu: text after a quoted field's closing quote", name, ln);
+		} else {
+			while (*s != ',' && *s != '\0') {
+				if (*s == '"')
+					die("%s:%zu: a quote inside an unquoted field", name, ln);
+				*o++ = *s++;
+			}
+		}
+		if (*s == '\0') {
+			*o = '\0';
+			return n;
+		}
+		*o = '\0';
+		s++;
+	}
+}
+
 static void
 load_csv_row(struct matrix *m, const char *name, size_t ln, char *s, int report_dups)
 {
-	char *f[3], *comma, tag[TAG_MAX + 1];
+	char *f[3], tag[TAG_MAX + 1];
 	const char *why;
-	int n = 0, bad;
+	int n, bad;
 
-	for (;;) {
-		if (n == 3)
-			die("%s:%zu: more than 3 columns (expected %s)", name, ln, MATRIX_HEADER);
-		f[n++] = s;
-		if ((comma = strchr(s, ',')) == NULL)
-			break;
-		*comma = '\0';
-		s = comma + 1;
-	}
+	if ((n = csv_fields(s, f, 3, name, ln)) < 0)
+		die("%s:%zu: more than 3 columns (expected %s)", name, ln, MATRIX_HEADER);
 	if (n != 3)
 		die("%s:%zu: %d column%s (expected 3: %s)", name, ln, n, n == 1 ? "" : "s",
 		    MATRIX_HEADER);
@@ -103,12 +140,19 @@ load_text(struct matrix *m, struct input *in, int report_dups)
 		len = strlen(s);
 		if (len > 0 && s[len - 1] == '\r')
 			s[--len] = '\0';
-		if (blank(s))
+		/* blank lines and comments, in either form */
+		if (blank(s) || s[strspn(s, " \t")] == '#')
 			continue;
 		if (csv < 0) {
 			csv = strchr(s, ',') != NULL;
 			if (csv) {
-				if (strcmp(s, MATRIX_HEADER) != 0)
+				char *h[4], copy[64];
+				int k;
+
+				snprintf(copy, sizeof copy, "%s", s);
+				k = strlen(s) < sizeof copy ? csv_fields(copy, h, 4, in->name, ln) : -1;
+				if (k != 3 || strcmp(h[0], colname[0]) != 0 ||
+				    strcmp(h[1], colname[1]) != 0 || strcmp(h[2], colname[2]) != 0)
 					die("%s:%zu: header must be exactly %s, not %s", in->name, ln,
 					    MATRIX_HEADER, qstr(s));
 				continue;

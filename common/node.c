@@ -1,5 +1,5 @@
 /* Nodes: their names, labels and tag, and walking a Node or a list of them. */
-#include <stdint.h>
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -38,12 +38,35 @@ node_labels(const cJSON *node)
 	return j_get(j_get(node, "metadata"), "labels");
 }
 
+/*
+ * A label value the API server accepts: at most 63 characters, empty or
+ * beginning and ending with a letter or digit, with '-', '_' and '.' between
+ * (k8s.io/apimachinery validation.IsValidLabelValue).
+ */
+static int
+label_value_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n <= 63 && (n == 0 || (isalnum((unsigned char)s[0]) &&
+	    isalnum((unsigned char)s[n - 1]) && tag_charset_ok(s)));
+}
+
 /* 0 and *val set, or -1 with f saying why. */
 int
 node_label(const cJSON *node, const char *key, const char **val, struct tagfault *f)
 {
-	const cJSON *v = j_get(node_labels(node), key);
+	const cJSON *labels = j_get(j_get(node, "metadata"), "labels");
+	const cJSON *v = j_get(labels, key);
 
+	if (labels != NULL && !cJSON_IsObject(labels) && !cJSON_IsNull(labels)) {
+		f->label = "metadata.labels";
+		f->kind = "invalid";
+		f->detail = cJSON_IsString(labels) ? "is a string, not an object" :
+		    cJSON_IsArray(labels) ? "is a list, not an object" :
+		    cJSON_IsNumber(labels) ? "is a number, not an object" : "is a boolean, not an object";
+		return -1;
+	}
 	f->label = key;
 	if (v == NULL) {
 		f->kind = "missing";
@@ -58,6 +81,12 @@ node_label(const cJSON *node, const char *key, const char **val, struct tagfault
 	if (v->valuestring[0] == '\0') {
 		f->kind = "empty";
 		f->detail = "is present but empty";
+		return -1;
+	}
+	if (!label_value_ok(v->valuestring)) {
+		f->kind = "invalid";
+		f->detail = "is not a valid label value (at most 63 of [A-Za-z0-9_.-], a letter "
+		    "or digit at each end)";
 		return -1;
 	}
 	*val = v->valuestring;
@@ -101,7 +130,7 @@ node_unschedulable(const cJSON *node)
 	return cJSON_IsTrue(j_get(j_get(node, "spec"), "unschedulable"));
 }
 
-/* What gpudrv reads of a Node: all the streaming path keeps of one. */
+/* What gpudrv reads of a Node: all the streaming way keeps of one. */
 static const struct kspec labels[] = { { L_MAJOR, NULL }, { L_KERNEL, NULL },
 	{ L_OSID, NULL }, { L_OSVER, NULL }, { L_STATE, NULL }, { L_PRESENT, NULL },
 	{ NULL, NULL } };
@@ -112,128 +141,31 @@ static const struct kspec keys[] = { { "kind", NULL }, { "metadata", meta },
 	{ "spec", spec }, { NULL, NULL } };
 static const struct kspec nospec[] = { { "kind", NULL }, { "metadata", meta },
 	{ NULL, NULL } };
-
-/* Why item i of a list of this kind is not a Node, into why; 0 if it is one. */
-static int
-item_fault(const cJSON *it, const char *kind, size_t i, char *why, size_t whysz)
-{
-	const char *k = j_str(it, "kind");
-
-	if (!cJSON_IsObject(it))
-		snprintf(why, whysz, "item %zu is %s, not a Node", i, j_type(it));
-	else if (k == NULL && !(strcmp(kind, "NodeList") == 0 && j_get(it, "kind") == NULL))
-		snprintf(why, whysz, "item %zu has no kind, so it is not a Node", i);
-	else if (k != NULL && strcmp(k, "Node") != 0)
-		snprintf(why, whysz, "item %zu is a %s, not a Node", i, qstr(k));
-	else
-		return 0;
-	return 1;
-}
-
-/* The kind of a Node, NodeList or List document; dies on any other. */
-static const char *
-doc_kind(const cJSON *doc, const char *docname)
-{
-	const char *kind = j_str(doc, "kind");
-	const cJSON *items;
-
-	if (kind != NULL && strcmp(kind, "Node") == 0)
-		return kind;
-	if (kind == NULL || (strcmp(kind, "List") != 0 && strcmp(kind, "NodeList") != 0))
-		die("%s: not a Node nor a list of Nodes (kind is %s)", docname,
-		    kind ? qstr(kind) : j_type(j_get(doc, "kind")));
-	items = j_get(doc, "items");
-	if (!cJSON_IsArray(items) && !cJSON_IsNull(items))
-		die("%s: %s has no items list", docname, kind);
-	return kind;
-}
-
-/*
- * Every item is checked to be a Node before the first is handed to fn, so a
- * bad list prints nothing.  `kubectl get --raw` NodeLists carry no item kind.
- */
-size_t
-nodes_each(const cJSON *doc, const char *docname, int *was_list, node_fn fn, void *arg)
-{
-	const char *kind;
-	const cJSON *it;
-	char why[256];
-	size_t i;
-
-	kind = doc_kind(doc, docname);
-	*was_list = 0;
-	if (strcmp(kind, "Node") == 0) {
-		fn(doc, 0, arg);
-		return 1;
-	}
-	*was_list = 1;
-	i = 0;
-	cJSON_ArrayForEach(it, j_get(doc, "items")) {
-		if (item_fault(it, kind, i, why, sizeof why))
-			die("%s: %s", docname, why);
-		i++;
-	}
-	i = 0;
-	cJSON_ArrayForEach(it, j_get(doc, "items"))
-		fn(it, i++, arg);
-	return i;
-}
-
-/*
- * The list's kind comes after its items (kubectl sorts keys), so each item is
- * checked both as a List's and as a NodeList's, and the first fault of each
- * kept for the end.  fn gets the items up to the first fault either way.
- */
-struct streamed {
-	const struct node_stream *ns;
-	size_t bad[2]; /* first bad item as a List's, as a NodeList's; SIZE_MAX none */
-	char why[2][256];
-	size_t n;
-};
+static const char *const node_kinds[] = { "Node", NULL };
+static const char *const node_lists[] = { "NodeList", NULL };
 
 static void
-streamed_item(cJSON *it, size_t i, void *arg)
+node_item(const struct item *it, void *arg)
 {
-	struct streamed *st = arg;
+	const struct node_reader *nr = arg;
 
-	if (st->bad[0] == SIZE_MAX && item_fault(it, "List", i, st->why[0], sizeof st->why[0]))
-		st->bad[0] = i;
-	if (st->bad[1] == SIZE_MAX && item_fault(it, "NodeList", i, st->why[1], sizeof st->why[1]))
-		st->bad[1] = i;
-	if (st->bad[1] == SIZE_MAX) {
-		st->ns->fn(it, i, st->ns->arg);
-		st->n++;
-	}
+	nr->fn(it, nr->arg);
 }
 
-size_t
-nodes_stream(const char *path, const struct node_stream *ns, int *was_list)
+static void
+node_end(int ok, void *arg)
 {
-	struct streamed st = { ns, { SIZE_MAX, SIZE_MAX }, { "", "" }, 0 };
-	struct stream_cb cb = { ns->want_spec ? keys : nospec, streamed_item, &st };
-	struct reader r;
-	cJSON *top;
-	const char *kind;
-	size_t n;
-	int nodelist;
+	const struct node_reader *nr = arg;
 
-	reader_open(&r, path);
-	*was_list = 1; /* what fn is given as items come is a list's */
-	top = reader_is_json(&r) ? json_stream(&r, &cb) : yaml_stream(&r, &cb);
-	kind = doc_kind(top, r.name);
-	if (strcmp(kind, "Node") == 0) {
-		if (st.n > 0 && ns->discard != NULL)
-			ns->discard(ns->arg);
-		*was_list = 0;
-		ns->fn(top, 0, ns->arg);
-		n = 1;
-	} else {
-		nodelist = strcmp(kind, "NodeList") == 0;
-		if (st.bad[nodelist] != SIZE_MAX)
-			die("%s: %s", r.name, st.why[nodelist]);
-		n = st.n;
-	}
-	cJSON_Delete(top);
-	reader_close(&r);
-	return n;
+	nr->end(ok, nr->arg);
+}
+
+int
+nodes_read(const char *path, const struct node_reader *nr)
+{
+	struct doc_reader dr = { node_kinds, node_lists, "a Node nor a list of Nodes", NULL,
+		1, nr->many, nr->want_spec ? keys : nospec, node_item, node_end, NULL };
+
+	dr.arg = (void *)nr;
+	return doc_each(path, &dr);
 }

@@ -73,8 +73,8 @@ t_out "only the good nodes are printed" \
 t_err "each bad node is named with its label; missing and empty told apart" \
 	"labels2tag: node no-major: label nvidia.com/cuda.driver.major is missing (gpu-feature-discovery sets it: is it running there?)" \
 	"labels2tag: node empty-kernel: label feature.node.kubernetes.io/kernel-version.full is present but empty (node-feature-discovery sets it: is it running there?)" \
-	"labels2tag: node space-kernel: label feature.node.kubernetes.io/kernel-version.full value \"5.15.0 119\" cannot be part of an image tag (only letters, digits, '_', '.' and '-')" \
-	"labels2tag: node forged: label feature.node.kubernetes.io/kernel-version.full value \"5.15.0-119-generic\\nlab-node-9 550-x-ubuntu22.04\" cannot be part of an image tag (only letters, digits, '_', '.' and '-')" \
+	"labels2tag: node space-kernel: label feature.node.kubernetes.io/kernel-version.full value \"5.15.0 119\" is not a valid label value (at most 63 of [A-Za-z0-9_.-], a letter or digit at each end)" \
+	"labels2tag: node forged: label feature.node.kubernetes.io/kernel-version.full value \"5.15.0-119-generic\\nlab-node-9 550-x-ubuntu22.04\" is not a valid label value (at most 63 of [A-Za-z0-9_.-], a letter or digit at each end)" \
 	"labels2tag: node alpha-branch: label nvidia.com/cuda.driver.major value \"r550\" is not a driver branch (all digits, e.g. 550)" \
 	"labels2tag: node no-osver: label feature.node.kubernetes.io/system-os_release.VERSION_ID is missing (node-feature-discovery sets it: is it running there?)"
 
@@ -159,7 +159,7 @@ t_err "are refused with their place" \
 # Usage.
 t_run labels2tag -x
 t_rc 2 "an unknown option"
-t_err "says which option, then the usage line" "labels2tag: unknown option -x" 'usage: labels2tag [-cnNsu] [-b branch] [-k kernel] [file]'
+t_err "says which option, then the usage line" "labels2tag: unknown option -x" 'usage: labels2tag [-cnNsuw] [-b branch] [-k kernel] [file]'
 t_run labels2tag -h
 t_rc 0 "-h"
 t_grep "-h prints the usage on stdout" out '^usage: labels2tag'

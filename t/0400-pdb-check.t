@@ -135,7 +135,7 @@ t_run pdb-check lab-node-1 svc.json
 t_rc 2 "a List holding a Service"
 t_out "prints nothing"
 t_err "names the item and its kind" \
-	'pdb-check: svc.json: item 0 is a "Service", not a PodDisruptionBudget or Pod (use kubectl get pdb,pods)'
+	'pdb-check: svc.json: item 0 is a "Service", not a PodDisruptionBudget or Pod; use kubectl get pdb,pods -A -o json'
 
 printf '{"apiVersion": "v1", "kind": "NodeList", "items": []}\n' >nodelist.json
 t_run pdb-check lab-node-1 nodelist.json
@@ -146,7 +146,7 @@ t_err "names its kind" \
 t_run pdb-check lab-node-1 "$DATA/lab-nodes.json"
 t_rc 2 "a List of Nodes"
 t_err "names the first item that is not a budget or a pod" \
-	"pdb-check: $DATA/lab-nodes.json: item 0 is a \"Node\", not a PodDisruptionBudget or Pod (use kubectl get pdb,pods)"
+	"pdb-check: $DATA/lab-nodes.json: item 0 is a \"Node\", not a PodDisruptionBudget or Pod; use kubectl get pdb,pods -A -o json"
 
 sed 's/"name": "trainer-7d9f5c6b8d-r8t2w"/"nombre": "x"/' "$DATA/pdb-lab.json" >noname.json
 t_run pdb-check lab-node-1 noname.json

@@ -2,8 +2,8 @@
  * Strict JSON, a chunk at a time.  Every byte is checked (RFC 8259 grammar,
  * string escapes, cJSON's surrogate rules), but only asked-for members are
  * copied out and handed to cJSON; the rest (status.images, ...) is skipped.
- * doc_parse checks its JSON with the same code (json_check), so the whole-tree
- * path and the streaming one give the same message for the same bad input.
+ * The whole-tree way (json_whole) checks with the same scanner before cJSON
+ * parses, so both ways give the same message for the same bad input.
  *
  * Newlines are counted while skipping white space: anywhere else a raw newline
  * is an error, so the count is exact at every error.
@@ -26,7 +26,7 @@ struct js {
 	const char *cfrom;
 	char *cbuf;
 	size_t clen, ccap;
-	const struct stream_cb *cb;
+	const struct scan *sc;
 };
 
 static void
@@ -524,6 +524,39 @@ jcapture(struct js *s)
 	return v;
 }
 
+/* The number of members or elements of the value at s->p, checked. */
+static void
+count_member(struct js *s, int k, void *ctx)
+{
+	(void)k;
+	jvalue(s);
+	++*(double *)ctx;
+}
+
+static cJSON *
+jcount(struct js *s)
+{
+	double n = 0;
+
+	if (jnext(s) == '{') {
+		jobject(s, NULL, count_member, &n);
+	} else if (jnext(s) == '[') {
+		jarray_start(s);
+		if (jnext(s) == ']') {
+			s->p++;
+			s->depth--;
+		} else {
+			do {
+				jvalue(s);
+				n++;
+			} while (jarray_more(s));
+		}
+	} else {
+		return jcapture(s);
+	}
+	return cJSON_CreateNumber(n);
+}
+
 struct keep {
 	cJSON *obj;
 	const struct kspec *keys;
@@ -543,6 +576,10 @@ keep_member(struct js *s, int k, void *ctx)
 	/* Which of two values would count?  Either would be a guess. */
 	if (cJSON_GetObjectItemCaseSensitive(kp->obj, key) != NULL)
 		die("%s: duplicate key %s", s->r->name, qstr(key));
+	if (kp->keys[k].sub == KS_COUNT) {
+		cJSON_AddItemToObject(kp->obj, key, jcount(s));
+		return;
+	}
 	if (kp->keys[k].sub != NULL && jnext(s) == '{') {
 		sub.obj = cJSON_CreateObject();
 		sub.keys = kp->keys[k].sub;
@@ -553,11 +590,12 @@ keep_member(struct js *s, int k, void *ctx)
 	cJSON_AddItemToObject(kp->obj, key, jcapture(s));
 }
 
-/* The top level: the first "items", if a list, is streamed item by item. */
+/* The top level: the first "items", if a list, is handed over item by item. */
 static void
 top_member(struct js *s, int k, void *ctx)
 {
 	struct keep *kp = ctx, item;
+	const char *kind;
 	size_t i = 0;
 
 	if (k < 0 || strcmp(kp->keys[k].key, "items") != 0 ||
@@ -569,31 +607,33 @@ top_member(struct js *s, int k, void *ctx)
 		cJSON_AddItemToObject(kp->obj, "items", jcapture(s));
 		return;
 	}
-	cJSON_AddItemToObject(kp->obj, "items", cJSON_CreateArray());
+	kind = j_str(kp->obj, "kind");
 	jarray_start(s);
 	if (jnext(s) == ']') {
 		s->p++;
 		s->depth--;
-		return;
+	} else {
+		item.keys = s->sc->item;
+		do {
+			if (jnext(s) == '{') {
+				item.obj = cJSON_CreateObject();
+				jobject(s, item.keys, keep_member, &item);
+			} else {
+				item.obj = jcapture(s);
+			}
+			s->sc->item_fn(s->sc, item.obj, i++, kind);
+			cJSON_Delete(item.obj);
+		} while (jarray_more(s));
 	}
-	item.keys = s->cb->keys;
-	do {
-		if (jnext(s) == '{') {
-			item.obj = cJSON_CreateObject();
-			jobject(s, item.keys, keep_member, &item);
-		} else {
-			item.obj = jcapture(s);
-		}
-		s->cb->item(item.obj, i++, s->cb->arg);
-		cJSON_Delete(item.obj);
-	} while (jarray_more(s));
+	cJSON_AddItemToObject(kp->obj, "items", cJSON_CreateArray());
 }
 
 static void
-jinit(struct js *s, struct reader *r)
+jinit(struct js *s, struct reader *r, const struct scan *sc)
 {
 	memset(s, 0, sizeof *s);
 	s->r = r;
+	s->sc = sc;
 	s->p = r->buf;
 	s->e = r->buf + r->len;
 	s->line = 1;
@@ -601,46 +641,103 @@ jinit(struct js *s, struct reader *r)
 		s->p += 3;
 }
 
-/* After the top-level value: nothing but white space. */
-static void
-jend(struct js *s)
+/*
+ * Before each document: 1 if one follows.  Only white space may follow the
+ * last one, or anything at all the first, unless the scan takes many.
+ */
+static int
+jmore(struct js *s, size_t docs)
 {
-	if (jws(s) >= 0)
+	if (jws(s) < 0)
+		return 0;
+	if (docs > 0 && !s->sc->many && (*s->p == '{' || *s->p == '['))
+		die("%s:%zu:%zu: more than one JSON document", s->r->name, s->line,
+		    s->r->off + (size_t)(s->p - s->r->buf) - s->lstart + 1);
+	if (docs > 0 && !s->sc->many)
 		jbad(s, s->p);
-	free(s->cbuf);
-}
-
-cJSON *
-json_stream(struct reader *r, const struct stream_cb *cb)
-{
-	struct js s;
-	struct kspec top_keys[8];
-	struct keep top = { NULL, top_keys };
-	size_t i;
-
-	jinit(&s, r);
-	s.cb = cb;
-	/* the top level keeps what items keep, and "items" */
-	for (i = 0; cb->keys[i].key != NULL && i < 6; i++)
-		top_keys[i] = cb->keys[i];
-	top_keys[i].key = "items";
-	top_keys[i++].sub = NULL;
-	top_keys[i].key = NULL;
-	if (jnext(&s) == '{') {
-		top.obj = cJSON_CreateObject();
-		jobject(&s, top_keys, top_member, &top);
-	} else {
-		jvalue(&s);
-	}
-	jend(&s);
-	return top.obj;
+	return 1;
 }
 
 void
-json_check(const struct input *in)
+json_stream(struct reader *r, const struct scan *sc)
+{
+	struct js s;
+	struct keep top = { NULL, sc->top };
+	size_t docs = 0;
+
+	jinit(&s, r, sc);
+	while (jmore(&s, docs++)) {
+		top.obj = NULL;
+		if (jnext(&s) == '{') {
+			top.obj = cJSON_CreateObject();
+			jobject(&s, sc->top, top_member, &top);
+		} else {
+			jvalue(&s);
+		}
+		/* One document expected: not done until nothing follows. */
+		if (!sc->many)
+			jmore(&s, docs);
+		sc->doc_fn(sc, top.obj);
+		cJSON_Delete(top.obj);
+	}
+	free(s.cbuf);
+}
+
+/*
+ * A key given twice in one JSON object: cJSON keeps both and finds the
+ * first, Go's decoder (the API server's) takes the last.  Either would be a
+ * guess, so it is an error, as in YAML.  Iterative, its stack as deep as the
+ * nesting (at most DEPTH_MAX, checked by the scanner), whatever the width.
+ */
+static void
+json_dups(const cJSON *root, const char *name)
+{
+	const cJSON *up[DEPTH_MAX + 2], *n = root, *c, *d;
+	struct strset *seen;
+	int depth = 0;
+
+	for (;;) {
+		if (cJSON_IsObject(n) && cJSON_GetArraySize(n) > 16) {
+			/* large objects through a hash set, small ones pairwise */
+			seen = strset_new();
+			for (c = n->child; c != NULL; c = c->next)
+				if (strset_add(seen, c->string, 1) != 0)
+					die("%s: duplicate key %s", name, qstr(c->string));
+			strset_free(seen);
+		} else if (cJSON_IsObject(n)) {
+			for (c = n->child; c != NULL; c = c->next)
+				for (d = n->child; d != c; d = d->next)
+					if (strcmp(d->string, c->string) == 0)
+						die("%s: duplicate key %s", name, qstr(c->string));
+		}
+		if ((cJSON_IsObject(n) || cJSON_IsArray(n)) && n->child != NULL) {
+			up[depth++] = n;
+			n = n->child;
+			continue;
+		}
+		while (n->next == NULL) {
+			if (depth == 0)
+				return;
+			n = up[--depth];
+		}
+		if (depth == 0)
+			return;
+		n = n->next;
+	}
+}
+
+/*
+ * The same documents parsed whole: each checked by the scanner first, so both
+ * ways report bad JSON alike, then given to cJSON and replayed.
+ */
+void
+json_whole(const struct input *in, const struct scan *sc)
 {
 	struct reader r;
 	struct js s;
+	const char *start, *end = NULL;
+	size_t docs = 0, line, col;
+	cJSON *doc;
 
 	memset(&r, 0, sizeof r);
 	r.fd = -1;
@@ -648,7 +745,20 @@ json_check(const struct input *in)
 	r.buf = in->data;
 	r.len = in->len;
 	r.eof = 1;
-	jinit(&s, &r);
-	jvalue(&s);
-	jend(&s);
+	jinit(&s, &r, sc);
+	while (jmore(&s, docs++)) {
+		start = s.p;
+		jvalue(&s);
+		doc = cJSON_ParseWithLengthOpts(start, (size_t)(s.p - start), &end, 0);
+		if (doc == NULL) {
+			input_where(in, end != NULL ? (size_t)(end - in->data) : in->len, &line, &col);
+			die("%s:%zu:%zu: JSON that cJSON does not read", in->name, line, col);
+		}
+		json_dups(doc, in->name);
+		if (!sc->many)
+			jmore(&s, docs);
+		scan_replay(sc, doc);
+		cJSON_Delete(doc);
+	}
+	free(s.cbuf);
 }

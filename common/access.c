@@ -1,0 +1,112 @@
+/*
+ * Reading a cJSON tree as Kubernetes does: keys are case-sensitive, a null or
+ * absent optional field is its zero value, and a field of the wrong type is
+ * an error naming where it is.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "gpudrv.h"
+
+const cJSON *
+j_get(const cJSON *obj, const char *key)
+{
+	if (!cJSON_IsObject(obj))
+		return NULL;
+	return cJSON_GetObjectItemCaseSensitive(obj, key);
+}
+
+const char *
+j_str(const cJSON *obj, const char *key)
+{
+	const cJSON *v = j_get(obj, key);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+const cJSON *
+j_path(const cJSON *obj, const char *dotted)
+{
+	char key[128];
+	const char *dot;
+	size_t n;
+
+	while (obj != NULL && (dot = strchr(dotted, '.')) != NULL) {
+		n = (size_t)(dot - dotted);
+		if (n >= sizeof key)
+			return NULL;
+		memcpy(key, dotted, n);
+		key[n] = '\0';
+		obj = j_get(obj, key);
+		dotted = dot + 1;
+	}
+	return obj ? j_get(obj, dotted) : NULL;
+}
+
+int
+j_int(const cJSON *obj, const char *key, long *out)
+{
+	const cJSON *v = j_get(obj, key);
+
+	if (!cJSON_IsNumber(v) || v->valuedouble != (double)(long)v->valuedouble)
+		return 0;
+	*out = (long)v->valuedouble;
+	return 1;
+}
+
+const char *
+j_type(const cJSON *v)
+{
+	if (v == NULL)
+		return "missing";
+	if (cJSON_IsString(v))
+		return "a string";
+	if (cJSON_IsNumber(v))
+		return "a number";
+	if (cJSON_IsBool(v))
+		return "a boolean";
+	if (cJSON_IsNull(v))
+		return "null";
+	if (cJSON_IsArray(v))
+		return "a list";
+	return "an object";
+}
+
+const char *
+need_str(const cJSON *obj, const char *path, const char *where)
+{
+	const cJSON *v = j_path(obj, path);
+
+	if (!cJSON_IsString(v) || v->valuestring[0] == '\0')
+		die("%s: %s is %s", where, path, cJSON_IsString(v) ? "empty" : j_type(v));
+	return v->valuestring;
+}
+
+int
+opt_int32(const cJSON *obj, const char *key, const char *path, long *out, const char *where)
+{
+	const cJSON *v = j_get(obj, key);
+
+	*out = 0;
+	if (v == NULL || cJSON_IsNull(v))
+		return 0;
+	if (cJSON_IsNumber(v) && (v->valuedouble > 2147483647.0 || v->valuedouble < -2147483648.0 ||
+	    !j_int(obj, key, out)))
+		die("%s: %s is %g, not a 32-bit integer", where, path, v->valuedouble);
+	if (!cJSON_IsNumber(v))
+		die("%s: %s is %s, not an integer", where, path,
+		    cJSON_IsString(v) ? qstr(v->valuestring) : j_type(v));
+	return 1;
+}
+
+const cJSON *
+opt_obj(const cJSON *obj, const char *key, const char *path, const char *where)
+{
+	const cJSON *v = j_get(obj, key);
+
+	if (v == NULL || cJSON_IsNull(v))
+		return NULL;
+	if (!cJSON_IsObject(v))
+		die("%s: %s is %s, not an object", where, path, j_type(v));
+	return v;
+}
