@@ -1,0 +1,103 @@
+#!/bin/sh
+# Width: every command that reads kubectl output takes a list of production
+# size (5,200 items, JSON and YAML), streamed and parsed whole alike.  A list's
+# width is never counted as depth: the whole-tree path once refused any list
+# of more than about 1,018 items ("JSON nested too deep").
+. "$(dirname "$0")/lib.sh"
+
+N=5200
+gen() { awk -v what="$1" -v n="$2" -v yaml="${3:-0}" -f "$T/gen-slim.awk"; }
+gen nodes $N >nodes.json
+gen nodes $N 1 >nodes.yaml
+gen pdb $N >pdb.json
+gen pdb $N 1 >pdb.yaml
+
+# both WHAT CMD...: CMD streamed, then whole (GPUDRV_WHOLE_TREE=1): the same
+# stdout, stderr and exit status, kept in out, err and $rc.
+both() {
+	d=$1
+	shift
+	GPUDRV_WHOLE_TREE=1 "$@" >w.out 2>w.err
+	wrc=$?
+	t_run "$@"
+	if [ "$wrc" -eq "$rc" ] && cmp -s w.out out && cmp -s w.err err; then
+		t_ok 0 "$d: parsed whole, the same output and status"
+	else
+		t_ok 1 "$d: parsed whole, the same output and status"
+		echo "whole tree: exit $wrc; streamed: exit $rc" | t_diag
+		diff -u w.err err | t_diag
+		diff -u w.out out | head -n 20 | t_diag
+	fi
+}
+
+for f in nodes.json nodes.yaml; do
+	both "labels2tag, $N nodes in $f" labels2tag "$f"
+	t_rc 0 "labels2tag reads $N nodes from $f"
+	t_run sh -c "labels2tag $f | wc -l"
+	t_val "one line per node" "$N"
+	t_run sh -c "labels2tag $f | sed -n '1p;5200p'"
+	t_out "in input order, RHEL's minor version kept" \
+		"slim-node-0000 535-5.15.0-100-generic-rhel9.4" \
+		"slim-node-5199 550-5.15.0-119-generic-ubuntu22.04"
+	both "labels2tag -s, $N nodes in $f" labels2tag -s "$f"
+	t_run sh -c "labels2tag -s $f | grep -c ' cordoned\$'"
+	t_val "every 5th node cordoned" 1040
+done
+
+# matrix-grep: the tags of all but the nodes on kernel 5.15.0-119.
+labels2tag -c -n nodes.json | sed 's/^[^ ]* //' | grep -v 5.15.0-119 | sort -u >rows
+{ echo driver_branch,kernel,os_tag; cat rows; } >matrix.csv
+labels2tag -n nodes.json >tags
+t_run matrix-grep -m matrix.csv tags
+t_rc 1 "matrix-grep over $N nodes, the 5.15.0-119 images missing"
+t_run sh -c 'matrix-grep -m matrix.csv tags | grep -c " MISSING 5[35][05]-5.15.0-119-generic-"'
+t_val "a MISSING line for each of the 260 nodes on 5.15.0-119" 260
+
+# report-fmt over the same list.
+matrix-grep -m matrix.csv tags >audit.txt
+for f in nodes.json nodes.yaml; do
+	both "report-fmt, $N nodes in $f" report-fmt -a audit.txt -m matrix.csv slim-node-5199 "$f"
+	t_rc 0 "report-fmt reads $N nodes from $f"
+	t_out "counts them all" NODES=5200 SKEW=260 SLIM_NODE_5199_TAG=550-5.15.0-119-generic-ubuntu22.04 \
+		MATRIX_ROWS="$(wc -l <rows | tr -d ' ')" UPGRADE_STATE=-
+done
+
+# pdb-check over 5,200 pods and 100 budgets: slim-node-0001 holds 52 pods
+# of app-1 and app-51; both budgets allow 1 disruption.
+for f in pdb.json pdb.yaml; do
+	both "pdb-check, $N pods in $f" pdb-check slim-node-0001 "$f"
+	t_rc 1 "pdb-check reads $N pods and 100 budgets from $f"
+	t_run sh -c "pdb-check slim-node-0001 $f | cut -d' ' -f1,2,4-"
+	t_out "names both budgets with their 52 pods each" \
+		"ns-1/pdb-1 BLOCKS maxUnavailable=1 currentHealthy=52 desiredHealthy=51 disruptionsAllowed=1 needed=52: raise maxUnavailable to 52" \
+		"ns-1/pdb-51 BLOCKS maxUnavailable=1 currentHealthy=52 desiredHealthy=51 disruptionsAllowed=1 needed=52: raise maxUnavailable to 52"
+	t_run sh -c "pdb-check slim-node-0001 $f | head -n 1 | cut -d' ' -f3 | tr ',' '\n' | sed -n '1p;52p'"
+	t_out "every pod of the node, in input order" ns-1/pod-000001 ns-1/pod-005101
+done
+both "pdb-check, a node with no pod, among $N" pdb-check slim-node-9999 pdb.json
+t_rc 0 "a node none of the $N pods runs on"
+t_err "says so on stderr" "pdb-check: pdb.json: no pod runs on node slim-node-9999 (is the node name right?)"
+
+# The width that broke the whole-tree path, exactly: 1,100 items.
+gen nodes 1100 >n1100.json
+both "labels2tag, 1,100 nodes" labels2tag n1100.json
+t_rc 0 "1,100 nodes parsed whole"
+gen pdb 1100 >p1100.json
+both "pdb-check, 1,000 pods and 100 budgets" pdb-check slim-node-0001 p1100.json
+t_rc 1 "1,100 items parsed whole"
+
+# The scripts, with kubectl standing in and $N nodes on its stdout.
+t_fake_kubectl
+FAKE_OUT=$PWD/nodes.json
+export FAKE_OUT
+t_run drv-audit.sh -m matrix.csv
+t_rc 1 "drv-audit.sh over $N GPU nodes"
+t_run sh -c 'drv-audit.sh -m matrix.csv | grep -c " MISSING "'
+t_val "260 missing images" 260
+t_run drv-states.sh -m matrix.csv
+t_rc 1 "drv-states.sh over $N GPU nodes"
+t_run sh -c 'drv-states.sh -m matrix.csv | sed -n "1p;5200p"'
+t_out "a line per node: state, cordon, tag, image" \
+	"slim-node-0000 - cordoned 535-5.15.0-100-generic-rhel9.4 ok" \
+	"slim-node-5199 - schedulable 550-5.15.0-119-generic-ubuntu22.04 MISSING"
+t_done
