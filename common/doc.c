@@ -222,7 +222,7 @@ status_die(const struct dstate *st, const cJSON *s, const char *what)
 
 	j_int(s, "code", &code);
 	die("%s: a Kubernetes Status, not %s: %s (reason %s, code %ld)", st->name, what,
-	    msg ? qstr(msg) : "no message", reason ? reason : "none", code);
+	    msg ? qmsg(msg) : "no message", reason ? qstr(reason) : "none", code);
 }
 
 /* A watch event: {"type": ..., "object": ...} (kubectl get -w --output-watch-events). */
@@ -240,7 +240,7 @@ on_event(struct dstate *st, const cJSON *top, const char *type)
 		return;
 	if (strcmp(type, "ERROR") == 0 || (k != NULL && strcmp(k, "Status") == 0)) {
 		warnf("%s: the watch reported an error: %s", st->name,
-		    j_str(obj, "message") ? qstr(j_str(obj, "message")) : "no message");
+		    j_str(obj, "message") ? qmsg(j_str(obj, "message")) : "no message");
 		st->trouble = 1;
 		return;
 	}
@@ -298,26 +298,30 @@ int
 doc_each(const char *path, const struct doc_reader *dr)
 {
 	struct dstate st;
-	struct kspec top[16];
+	struct kspec top[16], obj[16];
 	struct scan sc = { top, dr->keys, dr->many, on_item, on_doc, &st };
 	static const char *const extra[] = { "items", "type", "object", "message", "reason",
 		"code", NULL };
 	struct input in;
 	struct reader r;
 	const char *env = getenv("GPUDRV_WHOLE_TREE");
-	size_t n = 0, i;
+	size_t nt, no, i;
 
 	memset(&st, 0, sizeof st);
 	st.dr = dr;
 	/* The top level keeps what an item keeps (it may be one), and what lists,
-	 * watch events and a Status have. */
-	for (i = 0; dr->keys[i].key != NULL && n < 9; i++)
-		top[n++] = dr->keys[i];
+	 * watch events and a Status have; an event's object, what an item keeps
+	 * and what a Status has. */
+	for (i = 0; dr->keys[i].key != NULL && i < 8; i++)
+		top[i] = obj[i] = dr->keys[i];
+	nt = no = i;
 	for (i = 0; extra[i] != NULL; i++) {
-		top[n].key = extra[i];
-		top[n++].sub = strcmp(extra[i], "object") == 0 ? dr->keys : NULL;
+		top[nt].key = extra[i];
+		top[nt++].sub = strcmp(extra[i], "object") == 0 ? obj : NULL;
+		if (i >= 3)
+			obj[no++] = top[nt - 1];
 	}
-	top[n].key = NULL;
+	top[nt].key = obj[no].key = NULL;
 	if (env != NULL && strcmp(env, "1") == 0) {
 		/* the whole-tree way, the reference the tests compare with */
 		input_read(&in, path);

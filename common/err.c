@@ -89,13 +89,15 @@ fshut(FILE *f, const char *name)
 
 /*
  * A copy of s fit for one line of a message: quoted, control and non-ASCII
- * bytes escaped, cut at 64 bytes.  Four rotating buffers, so a message can
- * hold up to four of them.
+ * bytes escaped, cut at 64 bytes (qmsg: 400, for what an API server says).
+ * Four rotating buffers, so a message can hold up to four of them.
  */
-const char *
-qstr(const char *s)
+#define QMAX 400
+
+static const char *
+quoted(const char *s, size_t max)
 {
-	static char ring[4][64 * 4 + 8];
+	static char ring[4][QMAX * 4 + 8];
 	static int next;
 	char *out = ring[next++ % 4], *o = out;
 	size_t i;
@@ -106,7 +108,7 @@ qstr(const char *s)
 	for (i = 0; s[i] != '\0'; i++) {
 		unsigned char c = (unsigned char)s[i];
 
-		if (i == 64) {
+		if (i == max) {
 			memcpy(o, "...", 3);
 			o += 3;
 			break;
@@ -127,6 +129,18 @@ qstr(const char *s)
 	*o++ = '"';
 	*o = '\0';
 	return out;
+}
+
+const char *
+qstr(const char *s)
+{
+	return quoted(s, 64);
+}
+
+const char *
+qmsg(const char *s)
+{
+	return quoted(s, QMAX);
 }
 
 void *

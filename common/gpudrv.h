@@ -22,6 +22,7 @@ void usage_exit(const char *usage); /* "usage: prog ..." on stderr, exit 2 */
 int nextopt(int argc, char **argv, const char *opts, const char *usage); /* getopt */
 int fshut(FILE *f, const char *name); /* flush and check; 0 or 2 */
 const char *qstr(const char *s);    /* quoted, escaped, bounded copy for messages */
+const char *qmsg(const char *s);    /* the same, longer: what a server said */
 void *xmalloc(size_t n);
 void *xrealloc(void *p, size_t n);
 char *xstrndup(const char *s, size_t n);
