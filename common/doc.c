@@ -13,9 +13,12 @@
 
 const struct kspec KS_COUNT[1] = { { NULL, NULL } };
 
-/* v as the streaming scanners keep it: only the members keys asks for. */
+/*
+ * v as the streaming scanners keep it: only the members keys asks for, and,
+ * as they do, a key given twice where it is kept is an error.
+ */
 static cJSON *
-keep_copy(const cJSON *v, const struct kspec *keys)
+keep_copy(const cJSON *v, const struct kspec *keys, const char *name)
 {
 	const struct kspec *k;
 	const cJSON *m;
@@ -23,19 +26,24 @@ keep_copy(const cJSON *v, const struct kspec *keys)
 
 	if (keys == KS_COUNT && (cJSON_IsObject(v) || cJSON_IsArray(v)))
 		return cJSON_CreateNumber(cJSON_GetArraySize(v));
-	if (keys == NULL || keys == KS_COUNT || !cJSON_IsObject(v))
+	if (keys == NULL || keys == KS_COUNT || !cJSON_IsObject(v)) {
+		json_dups(v, name);
 		return cJSON_Duplicate(v, 1);
+	}
 	o = cJSON_CreateObject();
 	for (m = v->child; m != NULL; m = m->next)
 		for (k = keys; k->key != NULL; k++)
-			if (strcmp(k->key, m->string) == 0)
-				cJSON_AddItemToObject(o, m->string, keep_copy(m, k->sub));
+			if (strcmp(k->key, m->string) == 0) {
+				if (j_get(o, m->string) != NULL)
+					die("%s: duplicate key %s", name, qstr(m->string));
+				cJSON_AddItemToObject(o, m->string, keep_copy(m, k->sub, name));
+			}
 	return o;
 }
 
 /* A document parsed whole, handed over as the streaming scanners would. */
 void
-scan_replay(const struct scan *sc, const cJSON *doc)
+scan_replay(const struct scan *sc, const cJSON *doc, const char *name)
 {
 	const struct kspec *k;
 	const cJSON *m, *it;
@@ -55,14 +63,18 @@ scan_replay(const struct scan *sc, const cJSON *doc)
 			continue;
 		if (!items && strcmp(m->string, "items") == 0 && cJSON_IsArray(m)) {
 			items = 1;
+			if (j_get(top, "items") != NULL)
+				die("%s: duplicate key %s", name, qstr("items"));
 			cJSON_ArrayForEach(it, m) {
-				kept = keep_copy(it, cJSON_IsObject(it) ? sc->item : NULL);
+				kept = keep_copy(it, cJSON_IsObject(it) ? sc->item : NULL, name);
 				sc->item_fn(sc, kept, i++, j_str(top, "kind"));
 				cJSON_Delete(kept);
 			}
 			cJSON_AddItemToObject(top, "items", cJSON_CreateArray());
 		} else {
-			cJSON_AddItemToObject(top, m->string, keep_copy(m, k->sub));
+			if (j_get(top, m->string) != NULL)
+				die("%s: duplicate key %s", name, qstr(m->string));
+			cJSON_AddItemToObject(top, m->string, keep_copy(m, k->sub, name));
 		}
 	}
 	sc->doc_fn(sc, top);
@@ -96,17 +108,20 @@ doc_parse(const struct input *in)
  * keys), so an item without a kind may be read as the typed list's one kind
  * before it is known that the list is one, and a fault may depend on what
  * the list turns out to be: the first fault is kept for each case (a plain
- * List, the typed list) and the right one reported at the end.  Once there
- * is a fault, no more items are given.
+ * List, the typed list) and the right one reported at the end.  A fault is
+ * never reported before the document has been read whole, so a document
+ * broken further on is reported as broken, as the whole-tree way does; a
+ * command's own die() while it handles an item is kept the same way.  Once
+ * there is a fault, no more items are given.
  */
 enum { H_LIST, H_TYPED };
 
 struct dstate {
 	const struct doc_reader *dr;
 	const char *name;
-	char fault[2][320]; /* the first fault if the list is a List, a typed list; "" none */
-	size_t given;       /* items given for this document */
-	int trouble;        /* a watch reported an error */
+	char fault[2][1024]; /* the first fault if the list is a List, a typed list; "" none */
+	size_t given;        /* items given for this document */
+	int trouble;         /* a watch reported an error */
 };
 
 static int
@@ -142,26 +157,49 @@ noun(const struct doc_reader *dr, char *out, size_t outsz)
 		    i + 1 == n ? " or " : ", ", dr->kinds[i]);
 }
 
+/* Keeps msg as the fault of each case that has none yet (only_list: a List's). */
 static void
-fault(struct dstate *st, int only_list, int at_once, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-/* A fault in item handling: at once if nothing can change it, else kept. */
-static void
-fault(struct dstate *st, int only_list, int at_once, const char *fmt, ...)
+keep_fault(struct dstate *st, int only_list, const char *msg)
 {
-	char msg[320];
-	va_list ap;
 	int h;
 
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	if (at_once && st->fault[H_LIST][0] == '\0' && st->fault[H_TYPED][0] == '\0')
-		die("%s: %s", st->name, msg);
 	for (h = H_LIST; h <= (only_list ? H_LIST : H_TYPED); h++)
 		if (st->fault[h][0] == '\0')
 			snprintf(st->fault[h], sizeof st->fault[h], "%s", msg);
+}
+
+static void
+fault(struct dstate *st, int only_list, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void
+fault(struct dstate *st, int only_list, const char *fmt, ...)
+{
+	char msg[1024];
+	int n;
+	va_list ap;
+
+	n = snprintf(msg, sizeof msg, "%s: ", st->name);
+	va_start(ap, fmt);
+	vsnprintf(msg + n, sizeof msg - (size_t)n, fmt, ap);
+	va_end(ap);
+	keep_fault(st, only_list, msg);
+}
+
+/* The command's item(), its die() kept as a fault of the document. */
+static void
+give(struct dstate *st, const struct item *item)
+{
+	static jmp_buf jb;
+	static char msg[1024];
+
+	if (setjmp(jb) != 0) {
+		keep_fault(st, 0, msg);
+		return;
+	}
+	die_defer(&jb, msg, sizeof msg);
+	st->dr->item(item, st->dr->arg);
+	die_defer(NULL, NULL, 0);
 }
 
 static void
@@ -172,45 +210,42 @@ on_item(const struct scan *sc, const cJSON *it, size_t i, const char *listkind)
 	const cJSON *km = j_get(it, "kind");
 	const char *k = j_str(it, "kind");
 	int typed = listkind != NULL ? one_of(listkind, dr->lists) : -1;
-	/* Known to be a list (at once), or maybe not a list at all (kept). */
-	int known = listkind != NULL && (typed >= 0 || strcmp(listkind, "List") == 0);
-	int at_once = known || !dr->single;
 	struct item item = { NULL, NULL, 0, 1, NULL };
 	char what[160];
 
-	if (listkind != NULL && !known)
-		return; /* a single object's or a wrong kind's "items": not items */
+	/* a single object's or a wrong kind's "items" are not items */
+	if (listkind != NULL && typed < 0 && strcmp(listkind, "List") != 0)
+		return;
 	if (st->fault[H_TYPED][0] != '\0')
 		return;
 	noun(dr, what, sizeof what);
 	if (!cJSON_IsObject(it)) {
-		fault(st, 0, at_once, "item %zu is %s, not %s", i, j_type(it), what);
+		fault(st, 0, "item %zu is %s, not %s", i, j_type(it), what);
 		return;
 	}
 	if (k != NULL && one_of(k, dr->kinds) < 0) {
-		fault(st, 0, at_once, "item %zu is a %s, not %s%s", i, qstr(k), what,
-		    dr->hint ? dr->hint : "");
+		fault(st, 0, "item %zu is a %s, not %s%s", i, qstr(k), what, dr->hint ? dr->hint : "");
 		return;
 	}
 	if (k == NULL && km == NULL && typed >= 0) {
 		k = dr->kinds[typed];
 	} else if (k == NULL && km == NULL && listkind == NULL && count(dr->lists) == 1) {
 		/* a NodeList's kindless item, if the list turns out to be one */
-		fault(st, 1, 0, "item %zu has no kind, so it is not %s", i, what);
+		fault(st, 1, "item %zu has no kind, so it is not %s", i, what);
 		k = dr->kinds[0];
 	} else if (k == NULL && km == NULL && listkind == NULL) {
-		fault(st, 0, at_once, "item %zu has no kind, and the list's kind comes after its "
-		    "items, so it could be %s", i, what);
+		fault(st, 0, "item %zu has no kind, and the list's kind comes after its items, "
+		    "so it could be %s", i, what);
 		return;
 	} else if (k == NULL) {
-		fault(st, 0, at_once, "item %zu has no kind, so it is not %s", i, what);
+		fault(st, 0, "item %zu has no kind, so it is not %s", i, what);
 		return;
 	}
 	st->given++;
 	item.obj = it;
 	item.kind = k;
 	item.index = i;
-	dr->item(&item, dr->arg);
+	give(st, &item);
 }
 
 /* A Status where data was expected: what the API server said, and no guess. */
@@ -253,7 +288,9 @@ on_event(struct dstate *st, const cJSON *top, const char *type)
 	if (one_of(k, dr->kinds) < 0)
 		die("%s: a %s watch event of %s, not %s", st->name, type,
 		    k ? qstr(k) : "an object with no kind", what);
-	dr->item(&item, dr->arg);
+	give(st, &item);
+	if (st->fault[H_LIST][0] != '\0')
+		die("%s", st->fault[H_LIST]);
 	dr->end(1, dr->arg);
 }
 
@@ -277,7 +314,10 @@ on_doc(const struct scan *sc, const cJSON *top)
 	} else if (kind != NULL && dr->single && one_of(kind, dr->kinds) >= 0) {
 		if (st->given > 0)
 			dr->end(0, dr->arg);
-		dr->item(&one, dr->arg);
+		st->fault[H_LIST][0] = '\0';
+		give(st, &one);
+		if (st->fault[H_LIST][0] != '\0')
+			die("%s", st->fault[H_LIST]);
 		dr->end(1, dr->arg);
 	} else {
 		h = kind != NULL && strcmp(kind, "List") == 0 ? H_LIST : H_TYPED;
@@ -287,7 +327,7 @@ on_doc(const struct scan *sc, const cJSON *top)
 		if (!cJSON_IsArray(items) && !cJSON_IsNull(items))
 			die("%s: %s has no items list", st->name, kind);
 		if (st->fault[h][0] != '\0')
-			die("%s: %s", st->name, st->fault[h]);
+			die("%s", st->fault[h]);
 		dr->end(1, dr->arg);
 	}
 	st->given = 0;

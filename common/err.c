@@ -1,5 +1,6 @@
 /* Messages, usage, allocation and the checked close of stdout. */
 #include <errno.h>
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,12 +55,37 @@ warnf(const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Where die() goes instead of exiting, while a deferral is set (doc.c). */
+static jmp_buf *defer_to;
+static char *defer_msg;
+static size_t defer_sz;
+
+void
+die_defer(jmp_buf *to, char *msg, size_t msgsz)
+{
+	defer_to = to;
+	defer_msg = msg;
+	defer_sz = msgsz;
+}
+
 void
 die(const char *fmt, ...)
 {
+	jmp_buf *to = defer_to;
 	va_list ap;
+	size_t n;
 
 	va_start(ap, fmt);
+	if (to != NULL) {
+		defer_to = NULL;
+		vsnprintf(defer_msg, defer_sz, fmt, ap);
+		va_end(ap);
+		n = strlen(fmt);
+		if (n > 0 && fmt[n - 1] == ':')
+			snprintf(defer_msg + strlen(defer_msg), defer_sz - strlen(defer_msg), " %s",
+			    strerror(errno));
+		longjmp(*to, 1);
+	}
 	vwarn(fmt, ap);
 	va_end(ap);
 	exit(EXIT_TROUBLE);

@@ -5,6 +5,7 @@
 #ifndef GPUDRV_H
 #define GPUDRV_H
 
+#include <setjmp.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -17,6 +18,10 @@ enum { EXIT_CLEAN = 0, EXIT_FINDINGS = 1, EXIT_TROUBLE = 2 };
 extern const char *progname;
 void setprogname(const char *argv0); /* first in main: also makes cJSON allocate by xmalloc */
 void die(const char *fmt, ...);     /* exit 2; a format ending in ':' appends strerror */
+/* Until the next die(), it writes its message into msg and longjmps to
+ * *to instead (doc.c, so a bad item is reported once its document is known
+ * to be whole); NULL ends that. */
+void die_defer(jmp_buf *to, char *msg, size_t msgsz);
 void warnf(const char *fmt, ...);   /* a format ending in ':' appends strerror */
 void usage_exit(const char *usage); /* "usage: prog ..." on stderr, exit 2 */
 int nextopt(int argc, char **argv, const char *opts, const char *usage); /* getopt */
@@ -87,7 +92,10 @@ void yaml_stream(struct reader *r, const struct scan *sc);
 /* The whole-tree way: each document parsed to a tree, then replayed. */
 void json_whole(const struct input *in, const struct scan *sc);
 void yaml_whole(const struct input *in, const struct scan *sc);
-void scan_replay(const struct scan *sc, const cJSON *doc); /* doc.c; top NULL: doc whole */
+/* doc.c: a document parsed whole, handed over as a scanner would (top NULL: whole). */
+void scan_replay(const struct scan *sc, const cJSON *doc, const char *name);
+/* json.c: a key given twice in an object anywhere in v is an error. */
+void json_dups(const cJSON *v, const char *name);
 
 /* access.c: reading a cJSON tree by Kubernetes' rules (keys are case-sensitive). */
 const cJSON *j_get(const cJSON *obj, const char *key);

@@ -521,6 +521,7 @@ jcapture(struct js *s)
 	v = cJSON_ParseWithLengthOpts(s->cbuf, s->clen, NULL, 0);
 	if (v == NULL)
 		die("%s: JSON that cJSON does not read (line %zu)", s->r->name, s->line);
+	json_dups(v, s->r->name);
 	return v;
 }
 
@@ -689,7 +690,7 @@ json_stream(struct reader *r, const struct scan *sc)
  * guess, so it is an error, as in YAML.  Iterative, its stack as deep as the
  * nesting (at most DEPTH_MAX, checked by the scanner), whatever the width.
  */
-static void
+void
 json_dups(const cJSON *root, const char *name)
 {
 	const cJSON *up[DEPTH_MAX + 2], *n = root, *c, *d;
@@ -754,10 +755,12 @@ json_whole(const struct input *in, const struct scan *sc)
 			input_where(in, end != NULL ? (size_t)(end - in->data) : in->len, &line, &col);
 			die("%s:%zu:%zu: JSON that cJSON does not read", in->name, line, col);
 		}
-		json_dups(doc, in->name);
+		/* what is kept is checked for duplicates as it is kept */
+		if (sc->top == NULL)
+			json_dups(doc, in->name);
 		if (!sc->many)
 			jmore(&s, docs);
-		scan_replay(sc, doc);
+		scan_replay(sc, doc, in->name);
 		cJSON_Delete(doc);
 	}
 	free(s.cbuf);

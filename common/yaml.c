@@ -356,7 +356,7 @@ yaml_whole(const struct input *in, const struct scan *sc)
 		if ((sc->many && ev.type == YAML_DOCUMENT_END_EVENT && d.in_root) ||
 		    (!sc->many && ev.type == YAML_STREAM_END_EVENT && b.root != NULL)) {
 			d.in_root = 0;
-			scan_replay(sc, b.root);
+			scan_replay(sc, b.root, in->name);
 			cJSON_Delete(b.root);
 			b.root = NULL;
 		} else if (ev.type == YAML_DOCUMENT_END_EVENT) {

@@ -1,21 +1,22 @@
 #!/bin/sh
-# labels2tag streams its input; GPUDRV_WHOLE_TREE=1 parses it whole first.
-# Both must say exactly the same (stdout, stderr, exit status) of every
-# fixture, of generated kubectl-shaped lists, and of every kind of bad input.
+# labels2tag and pdb-check stream their input; GPUDRV_WHOLE_TREE=1 parses it
+# whole first.  Both must say exactly the same (stdout, stderr, exit status)
+# of every fixture, of generated kubectl-shaped lists, and of every kind of
+# bad input.
 . "$(dirname "$0")/lib.sh"
 
 ${CC:-cc} -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -o gen-nodes "$ROOT/bench/gen-nodes.c" ||
 	{ echo "Bail out! cannot build bench/gen-nodes.c"; exit 1; }
 GEN=$PWD/gen-nodes
 
-# same DESC ARGS...: the two paths agree on labels2tag ARGS ($STDIN: the
-# file given on standard input, /dev/null if unset).
+# same DESC ARGS...: the two paths agree on $CMD ARGS (labels2tag unless
+# CMD says; $STDIN: the file given on standard input, /dev/null if unset).
 same() {
 	d=$1
 	shift
-	GPUDRV_WHOLE_TREE=1 labels2tag "$@" <"${STDIN:-/dev/null}" >w.out 2>w.err
+	GPUDRV_WHOLE_TREE=1 ${CMD:-labels2tag} "$@" <"${STDIN:-/dev/null}" >w.out 2>w.err
 	wrc=$?
-	labels2tag "$@" <"${STDIN:-/dev/null}" >s.out 2>s.err
+	${CMD:-labels2tag} "$@" <"${STDIN:-/dev/null}" >s.out 2>s.err
 	src=$?
 	if [ "$wrc" -eq "$src" ] && [ "$src" -lt 3 ] && cmp -s w.out s.out && cmp -s w.err s.err; then
 		t_ok 0 "$d"
@@ -157,5 +158,92 @@ y "$(printf -- '---\n...')" "YAML: an empty document"
 y "$(printf -- '- a\n- b')" "YAML: a top-level sequence"
 y "$(printf 'kind: List\nitems: 5')" "YAML: items that are a number"
 y "$(printf 'items:\n- {kind: Node, metadata: {name: a}, spec: {unschedulable: true}}\nkind: List\nmetadata: {}')" "YAML: a flow-style item"
+y "$(printf 'kind: Node\nmetadata: {name: a, labels: {nvidia.com/cuda.driver.major: !!int 550}}')" "YAML: a tagged label"
+y "$(printf 'kind: Node\nmetadata: {name: a, labels: {x: !!binary eA==}}')" "YAML: a binary tag in a skipped label"
+y "$(printf 'kind: Node\nmetadata: {name: a}\nstatus: !!set {a: null}')" "YAML: a set tag in a skipped part"
+y "$(printf 'kind: Node\nmetadata: {name: a}\n---\n')" "YAML: a trailing empty document"
+j '{"kind": "Status", "status": "Failure", "message": "denied", "reason": "Forbidden", "code": 403}' "a Status"
+j "{\"items\": [$NODE], \"kind\": \"List\", \"metadata\": {\"labels\": 5}}" "a List with odd metadata"
+j "{\"kind\": \"Node\", \"metadata\": {\"name\": \"a\", \"labels\": \"x\"}}" "labels that are a string"
+
+# Watch output, labels2tag -w: documents back to back, and watch events.
+j "$NODE $NODE" "two Nodes back to back, without -w"
+printf '%s\n%s\n' "$NODE" "$BARE" >w.json
+same "-w: a Node, then one without kind" -w w.json
+printf '%s\n{"items": [%s], "kind": "List"}\n%s\n' "$NODE" "$NODE" "$NODE" >w.json
+same "-w: a Node, a List, a Node" -w w.json
+printf '{"type": "ADDED", "object": %s}\n{"type": "MODIFIED", "object": %s}\n{"type": "DELETED", "object": %s}\n' "$NODE" "$NODE" "$NODE" >w.json
+same "-w: watch events" -w -s w.json
+printf '{"type": "ADDED", "object": %s}\n{"type": "ERROR", "object": {"kind": "Status", "message": "gone", "code": 410}}\n{"type": "ADDED", "object": %s}\n' "$NODE" "$NODE" >w.json
+same "-w: an ERROR event between two" -w w.json
+printf '{"type": "ADDED", "object": %s}\n{"type": "ADDED", "object": {"kind": "Pod"}}\n' "$NODE" >w.json
+same "-w: an event of a Pod after a Node" -w w.json
+printf '{"type": "RENAMED", "object": %s}\n' "$NODE" >w.json
+same "-w: an event of an unknown type" -w w.json
+printf '%s\n{"items": [' "$NODE" >w.json
+same "-w: a stream cut in its second document" -w w.json
+printf 'kind: Node\nmetadata: {name: a}\n---\nkind: Node\nmetadata: {name: b}\n---\n' >w.yaml
+same "-w: YAML documents" -w -u w.yaml
+printf 'type: ADDED\nobject: {kind: Node, metadata: {name: a}}\n---\ntype: BOOKMARK\nobject: {kind: Node}\n' >w.yaml
+same "-w: YAML watch events" -w -u w.yaml
+
+# pdb-check: every fixture on the nodes they hold, generated lists, cuts and
+# corruptions, and documents it must refuse.
+CMD=pdb-check
+export CMD
+for f in "$DATA"/pdb-*.json "$DATA"/pdb-*.yaml; do
+	for n in lab-node-1 gpu-node-7 gpu-node-8; do
+		same "pdb-check $n $(basename "$f")" "$n" "$f"
+		same "pdb-check -s $n $(basename "$f")" -s "$n" "$f"
+	done
+done
+STDIN=$DATA/pdb-lab.json same "pdb-check: a fixture on standard input" lab-node-1
+awk -v what=pdb -v n=300 -v nodes=7 -f "$T/gen-slim.awk" >gp.json
+awk -v what=pdb -v n=300 -v nodes=7 -v yaml=1 -f "$T/gen-slim.awk" >gp.yaml
+for n in slim-node-0000 slim-node-0003 slim-node-0099; do
+	same "pdb-check $n, 300 generated pods, JSON" "$n" gp.json
+	same "pdb-check $n, 300 generated pods, YAML" "$n" gp.yaml
+done
+awk -v what=pdb -v n=3 -v nodes=2 -f "$T/gen-slim.awk" >p3.json
+awk -v what=pdb -v n=3 -v nodes=2 -v yaml=1 -f "$T/gen-slim.awk" >p3.yaml
+size=$(wc -c <p3.json)
+step=$((size / 30))
+[ "${GPUDRV_VALGRIND:-0}" = 1 ] && step=$((size / 8))
+off=1
+while [ "$off" -lt "$size" ]; do
+	cut_at p3.json "$off" cut.json
+	same "pdb-check: JSON cut at byte $off of $size" slim-node-0001 cut.json
+	off=$((off + step))
+done
+size=$(wc -c <p3.yaml)
+step=$((size / 20))
+[ "${GPUDRV_VALGRIND:-0}" = 1 ] && step=$((size / 6))
+off=1
+while [ "$off" -lt "$size" ]; do
+	cut_at p3.yaml "$off" cut.yaml
+	same "pdb-check: YAML cut at byte $off of $size" slim-node-0001 cut.yaml
+	off=$((off + step))
+done
+for off in 0 30 200 700 1500 2600 4000; do
+	for b in ',' '}' 'x' '\000' '"' '1'; do
+		flip p3.json "$off" "$b" bad.json
+		same "pdb-check: JSON byte $off made $b" slim-node-0001 bad.json
+	done
+done
+POD='{"metadata": {"name": "p", "namespace": "n", "labels": {"app": "a"}, "ownerReferences": [{"kind": "ReplicaSet", "controller": true}]}, "spec": {"nodeName": "gpu-node-7"}, "status": {"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}]}}'
+PDB='{"metadata": {"name": "b", "namespace": "n", "generation": 1}, "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "a"}}}, "status": {"observedGeneration": 1, "currentHealthy": 1, "desiredHealthy": 1, "disruptionsAllowed": 0, "expectedPods": 1, "disruptedPods": {"x": "2026-11-30T00:00:00Z"}}}'
+pj() { printf '%s\n' "$1" >doc.json; same "pdb-check: $2" gpu-node-7 doc.json; }
+pj "{\"kind\": \"PodList\", \"items\": [$POD]}" "a PodList, kind first, items without kind"
+pj "{\"items\": [$POD], \"kind\": \"PodList\"}" "a PodList, kind last: which kind is a kindless item?"
+pj "{\"kind\": \"PodDisruptionBudgetList\", \"items\": [$PDB]}" "a budget list, kind first"
+pj "{\"kind\": \"List\", \"items\": [$POD]}" "a List with a kindless item"
+pj "{\"items\": [{\"kind\": \"Service\"}], \"kind\": \"Foo\"}" "a Service in a list of an unknown kind"
+pj "{\"items\": [], \"kind\": \"NodeList\"}" "a NodeList"
+pj "{\"kind\": \"Pod\", \"metadata\": {\"name\": \"p\"}}" "a single Pod"
+pj '{"kind": "Status", "message": "forbidden", "code": 403}' "a Status"
+pj "{\"kind\": \"List\", \"items\": [{\"kind\": \"PodDisruptionBudget\", \"metadata\": {\"name\": \"b\", \"namespace\": \"n\"}, \"status\": {\"disruptedPods\": [1, 2]}}]}" "disruptedPods that is a list"
+pj "{\"kind\": \"List\", \"items\": [{\"kind\": \"Pod\", \"metadata\": {\"name\": \"p\", \"namespace\": \"n\", \"annotations\": {\"kubernetes.io/config.mirror\": \"x\", \"a\": 1, \"a\": 2}}, \"spec\": {\"nodeName\": \"gpu-node-7\"}}]}" "a duplicate key among skipped annotations"
+pj "{\"kind\": \"List\", \"items\": [$POD, {\"kind\": \"Pod\", \"metadata\": {\"namespace\": \"n\"}, \"spec\": {\"nodeName\": \"elsewhere\"}}]}" "a nameless pod on another node"
+unset CMD
 
 t_done
