@@ -58,16 +58,17 @@ run() { # run TARGET SEEDS COMMAND...
 	}
 }
 
-targets=${*:-nodes-json nodes-yaml matrix lines pdb}
+targets=${*:-nodes-json nodes-yaml watch matrix lines pdb}
 found=0
 for t in $targets; do
 	case $t in
 	nodes-json) run "$t" "$(seeds "$t" "$root"/t/data/*nodes*.json "$root"/t/data/node-1.json)" "$B/labels2tag" -s -u @@ ;;
 	nodes-yaml) run "$t" "$(seeds "$t" "$root"/t/data/*.yaml)" "$B/labels2tag" -u @@ ;;
+	watch) run "$t" "$(seeds "$t")" "$B/labels2tag" -w -s -u @@ ;;
 	matrix) run "$t" "$(seeds "$t")" "$B/matrix-grep" -D -m @@ "$fixed/lines.txt" ;;
 	lines) run "$t" "$(seeds "$t")" "$B/matrix-grep" -m "$fixed/matrix.csv" @@ ;;
-	pdb) run "$t" "$(seeds "$t" "$root"/t/data/pdb-*.json)" "$B/pdb-check" -s lab-node-1 @@ ;;
-	*) echo "fuzz: unknown target $t (nodes-json nodes-yaml matrix lines pdb)" >&2; exit 2 ;;
+	pdb) run "$t" "$(seeds "$t" "$root"/t/data/pdb-*.json "$root"/t/data/pdb-lab.yaml)" "$B/pdb-check" -s lab-node-1 @@ ;;
+	*) echo "fuzz: unknown target $t (nodes-json nodes-yaml watch matrix lines pdb)" >&2; exit 2 ;;
 	esac
 	n=$(find "$out/$t/default/crashes" "$out/$t/default/hangs" -type f ! -name README.txt 2>/dev/null | wc -l)
 	execs=$(sed -n 's/^execs_done *: //p' "$out/$t/default/fuzzer_stats" 2>/dev/null || echo '?')

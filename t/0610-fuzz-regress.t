@@ -13,11 +13,12 @@ if [ "${GPUDRV_SANITIZED:-0}" = 1 ]; then
 fi
 cp "$ROOT/lab/support-matrix.csv" matrix.csv
 printf '%s\n' "lab-node-0 550-5.15.0-119-generic-ubuntu22.04" >lines.txt
-for target in nodes-json nodes-yaml matrix lines pdb; do
+for target in nodes-json nodes-yaml watch matrix lines pdb; do
 	for f in "$ROOT/fuzz/seeds/$target"/* "$T/data/fuzz/$target"/*; do
 		[ -f "$f" ] || continue
 		case $target in
 		nodes-json | nodes-yaml) t_run labels2tag -s -u "$f" ;;
+		watch) t_run labels2tag -w -s -u "$f" ;;
 		matrix) t_run matrix-grep -D -m "$f" lines.txt ;;
 		lines) t_run matrix-grep -m matrix.csv "$f" ;;
 		pdb) t_run pdb-check -s lab-node-1 "$f" ;;
