@@ -3,6 +3,7 @@
 PREFIX     = /usr/local
 BINDIR     = $(PREFIX)/bin
 LIBDIR     = $(PREFIX)/lib/gpudrv
+DATADIR    = $(PREFIX)/share/gpudrv
 MANDIR     = $(PREFIX)/share/man
 PKG_CONFIG = pkg-config
 CC         = cc
@@ -20,7 +21,7 @@ ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wpedantic -Werror
 	-Icommon $(LIB_CFLAGS) $(CFLAGS)
 
 CMDS    = labels2tag matrix-grep pdb-check report-fmt
-SCRIPTS = drv-tag.sh drv-audit.sh drv-upgrade.sh drv-states.sh drv-lab.sh
+SCRIPTS = drv-tag.sh drv-audit.sh drv-upgrade.sh drv-states.sh drv-kubeconfig.sh drv-lab.sh
 COMMON  = common/err.o common/input.o common/json.o common/yaml.o common/access.o common/doc.o \
 	common/tag.o common/node.o common/strset.o common/lines.o common/matrix.o common/selector.o
 
@@ -98,13 +99,15 @@ lab: all
 	@sh .ci/deps test
 	@sh bin/drv-lab.sh
 
-# Installed as a Debian package would be.  drv-lab.sh needs a checkout (its
-# manifests, the sandbox), so it stays there.
+# Installed as a Debian package would be; the RBAC manifests as data.
+# drv-lab.sh needs a checkout (its manifests, the sandbox), so it stays there.
 INSTALLED = $(CMDS) $(SCRIPTS:drv-lab.sh=)
 install: all
-	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7
+	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(DATADIR)/deploy \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7
 	cp $(INSTALLED:%=bin/%) $(DESTDIR)$(BINDIR)/
 	cp $(SHLIB) $(DESTDIR)$(LIBDIR)/
+	cp deploy/*.yaml deploy/README.md $(DESTDIR)$(DATADIR)/deploy/
 	cp $(INSTALLED:%=man1/%.1) $(DESTDIR)$(MANDIR)/man1/
 	cp man1/gpudrv.7 $(DESTDIR)$(MANDIR)/man7/
 
