@@ -9,7 +9,7 @@ usage_line="usage: $prog [-e] [-m matrix] [-p promfile] [-k kernel [-l selector]
 # followed: where make puts it in the build tree, and make install beside BINDIR.
 self=$0
 while [ -h "$self" ]; do
-	link=$(readlink "$self")
+	link=$(readlink "$self") || { echo "$prog: cannot follow the link $self" >&2 && exit 2; }
 	case $link in /*) self=$link ;; *) self=$(dirname "$self")/$link ;; esac
 done
 here=$(dirname "$self")
@@ -33,16 +33,13 @@ while [ $# -gt 0 ]; do
 	-k | --kernel) need_arg $# && kernel=$2 && shift ;;
 	-l | --selector) need_arg $# && selector=$2 && shift ;;
 	-e | --allow-empty) empty=-e ;;
-	-h | --help)
-		echo "$usage_line"
-		exit 0
-		;;
+	-h | --help) show_usage ;;
 	*) usage ;;
 	esac
 	shift
 done
-labels2tag=$(find_tool labels2tag)
-matrix_grep=$(find_tool matrix-grep)
+labels2tag=$(find_tool labels2tag) || finish 2
+matrix_grep=$(find_tool matrix-grep) || finish 2
 if [ -n "$selector" ] && [ -z "$kernel" ]; then
 	say "-l goes with -k (plan a kernel change for some nodes)"
 	usage
@@ -52,15 +49,15 @@ if [ -n "$kernel" ] && [ -n "$prom" ]; then
 	usage
 fi
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/drv-audit.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 2' HUP INT
-trap 'exit 2' TERM
+# The textfile's directory must take it before the audit, not after.
+if [ -n "$prom" ] && ! writable "$prom"; then
+	die "cannot write $prom (-p): $why; no audit was made"
+fi
 
 # prom_write STATUS: the textfile-collector file, replaced atomically.  The
 # last success time is carried over from the old file when this run failed.
 prom_write() {
-	[ -n "$prom" ] || return 0
+	[ -n "$prom" ] && [ -n "${tmp:-}" ] || return 0
 	now=$(date +%s)
 	last=
 	if [ "$1" -le 1 ]; then
@@ -100,18 +97,24 @@ prom_write() {
 	if ! cp "$tmp/prom" "$promdir/.${prom##*/}.$$" ||
 		! mv -f "$promdir/.${prom##*/}.$$" "$prom"; then
 		rm -f "$promdir/.${prom##*/}.$$"
-		say "cannot write $prom"
-		exit 2
+		die "cannot write $prom"
 	fi
 }
 
-: >"$tmp/out"
-: >"$tmp/tags"
 fail() {
 	say "$*"
 	prom_write 2
-	exit 2
+	finish 2
 }
+# A signal, the deadline, a write error: the textfile says the run failed.
+abort() {
+	fail "$1"
+}
+
+# One request: a whole run that hangs past GPUDRV_TIMEOUT gives up, and says so.
+gpudrv_start 120 0
+: >"$tmp/out"
+: >"$tmp/tags"
 
 [ -r "$matrix" ] || fail "cannot read the matrix $matrix (-m or GPUDRV_MATRIX names another)"
 
@@ -120,7 +123,8 @@ sel=nvidia.com/gpu.present=true
 # One fresh list call, whose failure must never read as an empty, healthy
 # fleet.  --raw: one GET, not pages of 500, and the API server's own JSON
 # (kubectl's printer takes 8x as long to re-encode 1,000 nodes; bench/README.md).
-if ! kc get --raw "/api/v1/nodes?labelSelector=$(urlencode "$sel")" >"$tmp/nodes" 2>"$tmp/err"; then
+query=$(urlencode "$sel")
+if ! kc "$tmp/nodes" "$tmp/err" get --raw "/api/v1/nodes?labelSelector=$query"; then
 	kubectl_said "cannot list the GPU nodes" "$tmp/err"
 	fail "no audit was made"
 fi
@@ -136,8 +140,9 @@ fi
 
 rc=0
 "$matrix_grep" ${empty:+"$empty"} -m "$matrix" "$tmp/tags" >"$tmp/out" || rc=$?
-cat "$tmp/out"
 [ "$rc" -le 2 ] || rc=2
 [ "$l2t" -eq 0 ] || rc=2
 prom_write "$rc"
-exit "$rc"
+# Standard output last: a run that failed to record never printed OK.
+emit "$tmp/out" "$rc"
+finish "$rc"

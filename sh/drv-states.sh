@@ -9,7 +9,7 @@ usage_line="usage: $prog [-e] [-m matrix]"
 # followed: where make puts it in the build tree, and make install beside BINDIR.
 self=$0
 while [ -h "$self" ]; do
-	link=$(readlink "$self")
+	link=$(readlink "$self") || { echo "$prog: cannot follow the link $self" >&2 && exit 2; }
 	case $link in /*) self=$link ;; *) self=$(dirname "$self")/$link ;; esac
 done
 here=$(dirname "$self")
@@ -24,47 +24,43 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	-m | --matrix) [ $# -ge 2 ] || usage; matrix=$2; shift ;;
 	-e | --allow-empty) empty=1 ;;
-	-h | --help) echo "$usage_line"; exit 0 ;;
+	-h | --help) show_usage ;;
 	*) usage ;;
 	esac
 	shift
 done
-labels2tag=$(find_tool labels2tag)
-matrix_grep=$(find_tool matrix-grep)
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/drv-states.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 2' HUP INT
-trap 'exit 2' TERM
+labels2tag=$(find_tool labels2tag) || finish 2
+matrix_grep=$(find_tool matrix-grep) || finish 2
+gpudrv_start 120 0
 
 # One GET, the API server's own JSON (see drv-audit.sh).
-if ! kc get --raw '/api/v1/nodes?labelSelector=nvidia.com%2Fgpu.present%3Dtrue' >"$tmp/nodes" 2>"$tmp/err"; then
+if ! kc "$tmp/nodes" "$tmp/err" get --raw '/api/v1/nodes?labelSelector=nvidia.com%2Fgpu.present%3Dtrue'; then
 	kubectl_said "cannot list the GPU nodes" "$tmp/err"
-	exit 2
+	finish 2
 fi
 l2t=0
 "$labels2tag" -s -u "$tmp/nodes" >"$tmp/states" || l2t=$?
-[ "$l2t" -eq 0 ] || [ -s "$tmp/states" ] || exit 2
+[ "$l2t" -eq 0 ] || [ -s "$tmp/states" ] || finish 2
 if ! [ -s "$tmp/states" ]; then
-	[ "$empty" = 1 ] && exit 0
-	say "no GPU node (nvidia.com/gpu.present=true) in the cluster; -e accepts that"
-	exit 2
+	[ "$empty" = 1 ] && finish 0
+	die "no GPU node (nvidia.com/gpu.present=true) in the cluster; -e accepts that"
 fi
 # The nodes with a tag, as matrix-grep reads them.
 awk 'NF == 4 && $2 != "UNKNOWN" { print $1, $2 }' "$tmp/states" >"$tmp/tags"
-mg=0
+rc=0
 if [ -s "$tmp/tags" ]; then
-	"$matrix_grep" -m "$matrix" "$tmp/tags" >"$tmp/audit" || mg=$?
-	[ "$mg" -le 1 ] || exit 2
+	"$matrix_grep" -m "$matrix" "$tmp/tags" >"$tmp/audit" || rc=$?
+	[ "$rc" -le 1 ] || finish 2
 else
 	: >"$tmp/audit"
 fi
+[ "$l2t" -eq 0 ] || rc=2
 
 # <node> <state> <schedulable|cordoned> <tag> <image: ok|MISSING|UNKNOWN>;
 # an item whose name is not a node name (#N) has no state to show.
 awk 'NR == FNR { if ($2 == "MISSING") miss[$1] = 1; next }
 	NF == 3 { print $1, "-", "-", "UNKNOWN", "UNKNOWN"; next }
 	{ img = $2 == "UNKNOWN" ? "UNKNOWN" : ($1 in miss) ? "MISSING" : "ok"
-	  print $1, $3, $4, $2, img }' "$tmp/audit" "$tmp/states"
-[ "$l2t" -eq 0 ] || exit 2
-exit "$mg"
+	  print $1, $3, $4, $2, img }' "$tmp/audit" "$tmp/states" >"$tmp/out"
+emit "$tmp/out" "$rc"
+finish "$rc"

@@ -8,7 +8,7 @@ usage_line="usage: $prog [-b branch] [-k kernel] node"
 # followed: where make puts it in the build tree, and make install beside BINDIR.
 self=$0
 while [ -h "$self" ]; do
-	link=$(readlink "$self")
+	link=$(readlink "$self") || { echo "$prog: cannot follow the link $self" >&2 && exit 2; }
 	case $link in /*) self=$link ;; *) self=$(dirname "$self")/$link ;; esac
 done
 here=$(dirname "$self")
@@ -23,28 +23,23 @@ while getopts b:k:h opt; do
 	case $opt in
 	b) branch=$OPTARG ;;
 	k) kernel=$OPTARG ;;
-	h)
-		echo "$usage_line"
-		exit 0
-		;;
+	h) show_usage ;;
 	*) usage ;;
 	esac
 done
 shift $((OPTIND - 1))
 [ $# -eq 1 ] || usage
-labels2tag=$(find_tool labels2tag)
+labels2tag=$(find_tool labels2tag) || finish 2
 node=$1
 check_node "$node"
+# One request: a whole run that hangs past GPUDRV_TIMEOUT gives up.
+gpudrv_start 120 0
 
-tmp=$(mktemp "${TMPDIR:-/tmp}/drv-tag.XXXXXX")
-trap 'rm -f "$tmp" "$tmp.err"' EXIT
-trap 'exit 2' HUP INT
-trap 'exit 2' TERM
-
-get_node "$node" "$tmp"
+get_node "$node" "$tmp/node"
 set -- -N
 [ -z "$branch" ] || set -- "$@" -b "$branch"
 [ -z "$kernel" ] || set -- "$@" -k "$kernel"
-rc=0
-"$labels2tag" "$@" "$tmp" || rc=$?
-exit "$rc"
+# labels2tag names what is wrong on stderr; the tag is printed last, checked.
+"$labels2tag" "$@" "$tmp/node" >"$tmp/tag" || finish 2
+emit "$tmp/tag" 0
+finish 0

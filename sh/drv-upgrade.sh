@@ -17,7 +17,7 @@ L_REV=nvidia.com/cuda.driver.rev
 # followed: where make puts it in the build tree, and make install beside BINDIR.
 self=$0
 while [ -h "$self" ]; do
-	link=$(readlink "$self")
+	link=$(readlink "$self") || { echo "$prog: cannot follow the link $self" >&2 && exit 2; }
 	case $link in /*) self=$link ;; *) self=$(dirname "$self")/$link ;; esac
 done
 here=$(dirname "$self")
@@ -34,22 +34,26 @@ validate_timeout=600
 driver_ns=gpu-operator
 driver_sel=app=nvidia-driver-daemonset
 drain_log=
+# seconds VALUE OPTION: VALUE without leading zeros (sh arithmetic reads 010
+# as octal), or the usage.
 seconds() {
 	case $1 in
 	'' | *[!0-9]*) say "$2 takes a number of seconds, not '$1'" && usage ;;
 	esac
+	n=${1#"${1%%[!0]*}"}
+	echo "${n:-0}"
 }
 while [ $# -gt 0 ]; do
 	case $1 in
 	-L | --lab) lab=1 ;;
 	-d | --drain-log) [ $# -ge 2 ] || usage; drain_log=$2; shift ;;
 	-m | --matrix) [ $# -ge 2 ] || usage; matrix=$2; shift ;;
-	-t | --drain-timeout) [ $# -ge 2 ] || usage; seconds "$2" "$1"; drain_timeout=$2; shift ;;
-	-w | --budget-wait) [ $# -ge 2 ] || usage; seconds "$2" "$1"; budget_wait=$2; shift ;;
-	-g | --validate-timeout) [ $# -ge 2 ] || usage; seconds "$2" "$1"; validate_timeout=$2; shift ;;
+	-t | --drain-timeout) [ $# -ge 2 ] || usage; drain_timeout=$(seconds "$2" "$1") || finish 2; shift ;;
+	-w | --budget-wait) [ $# -ge 2 ] || usage; budget_wait=$(seconds "$2" "$1") || finish 2; shift ;;
+	-g | --validate-timeout) [ $# -ge 2 ] || usage; validate_timeout=$(seconds "$2" "$1") || finish 2; shift ;;
 	-n | --driver-namespace) [ $# -ge 2 ] || usage; driver_ns=$2; shift ;;
 	-s | --driver-selector) [ $# -ge 2 ] || usage; driver_sel=$2; shift ;;
-	-h | --help) echo "$usage_line"; exit 0 ;;
+	-h | --help) show_usage ;;
 	--) shift; break ;;
 	-*) usage ;;
 	*) break ;;
@@ -57,10 +61,10 @@ while [ $# -gt 0 ]; do
 	shift
 done
 [ $# -eq 2 ] || usage
-labels2tag=$(find_tool labels2tag)
-matrix_grep=$(find_tool matrix-grep)
-pdb_check=$(find_tool pdb-check)
-drv_audit=$(find_tool drv-audit.sh)
+labels2tag=$(find_tool labels2tag) || finish 2
+matrix_grep=$(find_tool matrix-grep) || finish 2
+pdb_check=$(find_tool pdb-check) || finish 2
+drv_audit=$(find_tool drv-audit.sh) || finish 2
 # The options again, quoted for a shell: the command that resumes.
 shq() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
 resume_opts="-m $(shq "$matrix") -t $drain_timeout -w $budget_wait -g $validate_timeout"
@@ -76,40 +80,41 @@ case $version in
 *.*.*) ;;
 *) version=bad ;;
 esac
-[ "$version" != bad ] || { say "not a driver version (branch.minor.rev, e.g. 550.90.07): '$2'"; exit 2; }
+[ "$version" != bad ] || die "not a driver version (branch.minor.rev, e.g. 550.90.07): '$2'"
 major=${version%%.*}
 rest=${version#*.}
 minor=${rest%%.*}
 rev=${rest#*.}
 for part in "$major" "$minor" "$rev"; do
 	case $part in
-	'' | *[!0-9]*) say "not a driver version (branch.minor.rev, e.g. 550.90.07): '$2'"; exit 2 ;;
+	'' | *[!0-9]*) die "not a driver version (branch.minor.rev, e.g. 550.90.07): '$2'" ;;
 	esac
 done
+# The drain log's directory must take it before the node is touched.
+if [ -n "$drain_log" ] && ! writable "$drain_log"; then
+	die "cannot write the drain log $drain_log (-d): $why; nothing was changed"
+fi
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/drv-upgrade.XXXXXX")
-phase=none       # none, cordoned, drained, finished: what the failure path must undo
+phase=none       # none, cordoned, drained, validated, finished: what the failure path must undo
 prev_state=      # the state label before we touched it
 state_set=0      # 1 once we have written the state label
-drain_pid=       # kubectl drain, while it runs
 we_cordoned=0
 cordoned=0       # 1 from our cordon until the node is schedulable again
-trap 'rm -rf "$tmp"' EXIT
-trap 'on_fail "interrupted" 2' HUP INT TERM
+cur_state=       # the state label as we last set it (or found it)
+# The run's deadline: each step's own timeout, 120 s for the other requests,
+# and three request timeouts kept to put the node back (GPUDRV_TIMEOUT
+# replaces the whole).
+gpudrv_start $((budget_wait + drain_timeout + validate_timeout + 120)) 3
 
-# field JSONPATH: one field of the node, fresh from the API.
+# field JSONPATH: the node's fields, fresh from the API, into $val.
 field() {
-	kc get node "$node" -o "jsonpath=$1" 2>"$tmp/err"
+	kc "$tmp/field" "$tmp/err" get node "$node" -o "jsonpath=$1" || return
+	val=$(cat "$tmp/field")
 }
-
-cur_state=      # the state label as we last set it (or found it)
-# driver_version: the driver the node's labels report, branch.minor.rev.
-driver_version() {
-	field "{.metadata.labels.nvidia\.com/cuda\.driver\.major}.{.metadata.labels.nvidia\.com/cuda\.driver\.minor}.{.metadata.labels.nvidia\.com/cuda\.driver\.rev}"
-}
+VERSION_PATH='{.metadata.labels.nvidia\.com/cuda\.driver\.major}.{.metadata.labels.nvidia\.com/cuda\.driver\.minor}.{.metadata.labels.nvidia\.com/cuda\.driver\.rev}'
 
 set_state() {
-	if ! kc label node "$node" --overwrite "$STATE=$1" >/dev/null 2>"$tmp/err"; then
+	if ! kc /dev/null "$tmp/err" label node "$node" --overwrite "$STATE=$1"; then
 		say "cannot set $STATE=$1 on $node: $(cat "$tmp/err")"
 		return 1
 	fi
@@ -118,12 +123,11 @@ set_state() {
 	say "$node: $STATE=$1"
 }
 
-# on_fail REASON STATUS: the one exit path after a failure or a signal.  It
-# undoes what is safe to undo and says exactly where the node stands.
+# on_fail REASON STATUS: the one exit path after a failure, a signal or the
+# deadline.  It undoes what is safe to undo, within the time kept for it, and
+# says exactly where the node stands.
 on_fail() {
-	trap - HUP INT TERM
-	set +e
-	[ -z "$drain_pid" ] || kill "$drain_pid" 2>/dev/null
+	stopping
 	say "$node: $1"
 	resume="$prog $resume_opts $node $version"
 	case $phase in
@@ -131,15 +135,15 @@ on_fail() {
 		if [ "$state_set" = 0 ]; then
 			:
 		elif [ -n "$prev_state" ]; then
-			kc label node "$node" --overwrite "$STATE=$prev_state" >/dev/null 2>&1
+			kc /dev/null /dev/null label node "$node" --overwrite "$STATE=$prev_state"
 		else
-			kc label node "$node" "$STATE-" >/dev/null 2>&1
+			kc /dev/null /dev/null label node "$node" "$STATE-"
 		fi
 		say "$node: nothing was changed"
 		;;
 	cordoned)
 		# The driver is unchanged: the node can go back into service as it was.
-		if [ "$we_cordoned" = 1 ] && kc uncordon "$node" >/dev/null 2>&1; then
+		if [ "$we_cordoned" = 1 ] && kc /dev/null /dev/null uncordon "$node"; then
 			cordoned=0
 			where="schedulable again (uncordoned)"
 		elif [ "$we_cordoned" = 1 ]; then
@@ -158,39 +162,53 @@ on_fail() {
 		say "to resume: $resume"
 		say "to return it to service as it is: kubectl uncordon $node"
 		;;
+	validated)
+		# The new driver is in and the node as it was before: only the record is missing.
+		set_state upgrade-done >/dev/null 2>&1
+		if [ "$cordoned" = 0 ]; then where="schedulable again"; else where="cordoned, as it was before the upgrade"; fi
+		say "$node: driver $version validated; the node is $where; $STATE=${cur_state:--}"
+		;;
+	finished)
+		say "$node: upgraded: driver $version, the node as it was before; $STATE=${cur_state:--}"
+		;;
 	esac
 	# Say what the API says now, so message and node agree.
-	if now=$(field '{.spec.unschedulable} {.metadata.labels.nvidia\.com/gpu-driver-upgrade-state}'); then
-		say "$node: now: unschedulable=${now% *} state=${now#* }"
+	if field '{.spec.unschedulable} {.metadata.labels.nvidia\.com/gpu-driver-upgrade-state}'; then
+		say "$node: now: unschedulable=${val% *} state=${val#* }"
 	else
 		say "$node: now: unknown: the API did not answer; last known: $(
 			if [ "$cordoned" = 1 ]; then echo cordoned; else echo schedulable; fi), $STATE=${cur_state:--}"
 		say "when it answers, check with: kubectl get node $node --show-labels"
 	fi
-	rm -rf "$tmp"
-	exit "$2"
+	finish "$2"
+}
+# A signal, the deadline, a write error or an unexpected exit: the same path.
+abort() {
+	on_fail "$1" 2
 }
 
-# Step 0: the node as it is.
+# Step 0: the node as it is: its labels, then its upgrade state, cordon,
+# driver and initial-state annotation (last: its value is any text).
 get_node "$node" "$tmp/node"
-prev_state=$(field '{.metadata.labels.nvidia\.com/gpu-driver-upgrade-state}') || on_fail "kubectl failed: $(cat "$tmp/err")" 2
+field "{.metadata.labels.nvidia\.com/gpu-driver-upgrade-state}{\"\\n\"}{.spec.unschedulable}{\"\\n\"}$VERSION_PATH{\"\\n\"}{.metadata.annotations.nvidia\.com/gpu-driver-upgrade\.node-initial-state\.unschedulable}" ||
+	on_fail "kubectl failed: $(cat "$tmp/err")" 2
+prev_state=$(sed -n 1p "$tmp/field")
 cur_state=$prev_state
-unsched=$(field '{.spec.unschedulable}') || on_fail "kubectl failed: $(cat "$tmp/err")" 2
-initial=$(field '{.metadata.annotations.nvidia\.com/gpu-driver-upgrade\.node-initial-state\.unschedulable}') ||
-	on_fail "kubectl failed: $(cat "$tmp/err")" 2
-have=$(driver_version) ||
-	on_fail "kubectl failed: $(cat "$tmp/err")" 2
+unsched=$(sed -n 2p "$tmp/field")
+have=$(sed -n 3p "$tmp/field")
+initial=$(sed -n '4,$p' "$tmp/field")
 if [ "$have" = "$version" ] && [ "$prev_state" = upgrade-done ] && [ "$unsched" != true ]; then
 	say "$node: already at driver $version, schedulable, $STATE=upgrade-done"
-	echo "$node upgrade-done $version"
-	exit 0
+	echo "$node upgrade-done $version" >"$tmp/stdout"
+	emit "$tmp/stdout" 0
+	finish 0
 fi
 
 # Step 1: the image first.  The tag comes from labels2tag, never from a split.
-l2t=0
-target=$("$labels2tag" -N -b "$major" "$tmp/node") || l2t=$?
-[ "$l2t" -eq 0 ] || on_fail "the target tag cannot be computed from the node's labels" 2
-row=$("$labels2tag" -N -c -b "$major" "$tmp/node")
+target=$("$labels2tag" -N -b "$major" "$tmp/node") ||
+	on_fail "the target tag cannot be computed from the node's labels" 2
+row=$("$labels2tag" -N -c -b "$major" "$tmp/node") ||
+	on_fail "the matrix row cannot be computed from the node's labels" 2
 mg=0
 printf '%s %s\n' "$node" "$target" | "$matrix_grep" -m "$matrix" >/dev/null || mg=$?
 case $mg in
@@ -198,32 +216,33 @@ case $mg in
 1)
 	say "$node needs image $target, which is not in $matrix"
 	say "build and push it first, then add this row to $matrix:"
-	echo "$row"
-	exit 1
+	echo "$row" >"$tmp/stdout"
+	emit "$tmp/stdout" 1
+	finish 1
 	;;
-*) exit 2 ;;
+*) finish 2 ;;
 esac
 
 # Step 2: headroom in every budget the drain would draw on.
 waited=0
 while :; do
-	if ! kc get pdb,pods -A -o json >"$tmp/pp" 2>"$tmp/err"; then
+	if ! kc "$tmp/pp" "$tmp/err" get pdb,pods -A -o json; then
 		kubectl_said "cannot list budgets and pods" "$tmp/err"
-		exit 2
+		finish 2
 	fi
 	pc=0
 	"$pdb_check" "$node" "$tmp/pp" >"$tmp/pdb" || pc=$?
 	[ "$pc" -eq 1 ] || break
 	if [ "$waited" -ge "$budget_wait" ]; then
-		cat "$tmp/pdb"
+		emit "$tmp/pdb" 1
 		say "$node: a drain now would be refused by the budget(s) above; nothing was changed"
 		[ "$budget_wait" -eq 0 ] || say "(waited ${waited}s for headroom)"
-		exit 1
+		finish 1
 	fi
-	sleep 5
+	nap 5
 	waited=$((waited + 5))
 done
-[ "$pc" -eq 0 ] || exit 2
+[ "$pc" -eq 0 ] || finish 2
 say "$node: the budgets leave room for the drain"
 
 # Was the node schedulable before any upgrade began?  A resume keeps the
@@ -233,7 +252,7 @@ if [ "$initial" = true ]; then
 elif [ "$unsched" = true ] && { [ -z "$prev_state" ] || [ "$prev_state" = upgrade-done ]; }; then
 	# A fresh upgrade of a node someone cordoned: it stays cordoned.
 	we_cordoned=0
-	kc annotate node "$node" --overwrite "$INITIAL=true" >/dev/null 2>"$tmp/err" ||
+	kc /dev/null "$tmp/err" annotate node "$node" --overwrite "$INITIAL=true" ||
 		on_fail "cannot annotate: $(cat "$tmp/err")" 2
 else
 	we_cordoned=1
@@ -243,70 +262,76 @@ fi
 set_state upgrade-required || on_fail "the API refused a label" 2
 set_state cordon-required || on_fail "the API refused a label" 2
 phase=cordoned
-kc cordon "$node" >/dev/null 2>"$tmp/err" || on_fail "cordon failed: $(cat "$tmp/err")" 2
+kc /dev/null "$tmp/err" cordon "$node" || on_fail "cordon failed: $(cat "$tmp/err")" 2
 cordoned=1
 set_state pod-deletion-required || on_fail "the API refused a label" 2
 set_state drain-required || on_fail "the API refused a label" 2
 say "$node: kubectl drain --timeout=${drain_timeout}s"
-# In the background, so that a signal is handled at once (a shell runs its
-# traps only between commands; wait is interrupted).
-echo 2 >"$tmp/drain.rc"
-{
-	kc drain "$node" --ignore-daemonsets --delete-emptydir-data \
-		--timeout="${drain_timeout}s" 2>&1 &
-	echo "$!" >"$tmp/drain.pid"
-	rc=0
-	wait "$!" || rc=$?
-	echo "$rc" >"$tmp/drain.rc"
-} | tee "$tmp/drain.out" | sed 's/^/    /' >&2 &
-until [ -s "$tmp/drain.pid" ]; do sleep 0.1; done
-drain_pid=$(cat "$tmp/drain.pid")
-wait "$!" || :
-drain_pid=
+# kubectl's words go to stderr as they come, indented, and to a file (-d):
+# through a fifo and a reader beside it, so that kubectl itself is the child
+# the traps stop.
+mkfifo "$tmp/drain.fifo"
+: >"$tmp/drain.out"
+DRAIN_OUT=$tmp/drain.out
+export DRAIN_OUT
+awk 'BEGIN { out = ENVIRON["DRAIN_OUT"] } { print > out; print "    " $0; fflush() }' \
+	<"$tmp/drain.fifo" >&2 &
+track_bg "$!"
+drain_rc=0
+kc "$tmp/drain.fifo" "$tmp/drain.fifo" drain "$node" --ignore-daemonsets --delete-emptydir-data \
+	--timeout="${drain_timeout}s" || drain_rc=$?
+wait_bg || :
 if [ -n "$drain_log" ] && ! cp "$tmp/drain.out" "$drain_log"; then
 	say "warning: cannot write the drain log $drain_log"
 fi
-[ "$(cat "$tmp/drain.rc")" = 0 ] || on_fail "drain failed (exit $(cat "$tmp/drain.rc")): see kubectl's words above" 1
+[ "$drain_rc" = 0 ] || on_fail "drain failed (exit $drain_rc): see kubectl's words above" 1
 phase=drained
 
 set_state pod-restart-required || on_fail "the API refused a label" 2
 if [ "$lab" = 1 ]; then
 	# The lab has no driver: loading it is the change of the three labels.
-	kc label node "$node" --overwrite "$L_MAJOR=$major" "$L_MINOR=$minor" "$L_REV=$rev" \
-		>/dev/null 2>"$tmp/err" || on_fail "cannot set the driver labels: $(cat "$tmp/err")" 2
+	kc /dev/null "$tmp/err" label node "$node" --overwrite "$L_MAJOR=$major" "$L_MINOR=$minor" "$L_REV=$rev" ||
+		on_fail "cannot set the driver labels: $(cat "$tmp/err")" 2
 else
 	# The driver pod on the node restarts with the new image.
-	kc delete pod -n "$driver_ns" -l "$driver_sel" --field-selector "spec.nodeName=$node" \
-		--wait=false >"$tmp/del" 2>"$tmp/err" || on_fail "cannot restart the driver pod: $(cat "$tmp/err")" 2
+	kc "$tmp/del" "$tmp/err" delete pod -n "$driver_ns" -l "$driver_sel" --field-selector "spec.nodeName=$node" \
+		--wait=false || on_fail "cannot restart the driver pod: $(cat "$tmp/err")" 2
 	grep -q . "$tmp/del" || say "$node: warning: no driver pod ($driver_sel in $driver_ns) on the node"
 fi
 
 set_state validation-required || on_fail "the API refused a label" 2
 waited=0
 while :; do
-	have=$(driver_version) || have=
+	have=
+	if field "$VERSION_PATH"; then have=$val; fi
 	[ "$have" != "$version" ] || break
 	[ "$waited" -lt "$validate_timeout" ] ||
 		on_fail "gpu-feature-discovery reports driver '$have', not $version, after ${waited}s" 2
-	sleep 2
+	nap 2
 	waited=$((waited + 2))
 done
 say "$node: the node reports driver $version"
 
 set_state uncordon-required || on_fail "the API refused a label" 2
 if [ "$we_cordoned" = 1 ]; then
-	kc uncordon "$node" >/dev/null 2>"$tmp/err" || on_fail "uncordon failed: $(cat "$tmp/err")" 2
+	kc /dev/null "$tmp/err" uncordon "$node" || on_fail "uncordon failed: $(cat "$tmp/err")" 2
 	cordoned=0
 else
 	say "$node: left cordoned: it was unschedulable before the upgrade began"
 fi
-kc annotate node "$node" "$INITIAL-" >/dev/null 2>&1 || :
+phase=validated
+kc /dev/null /dev/null annotate node "$node" "$INITIAL-" || :
 set_state upgrade-done || on_fail "the API refused a label" 2
 phase=finished
 
-# Step 7: the fleet after the change.
+# Step 7: the fleet after the change, in what is left of the run.
+GPUDRV_TIMEOUT=$(time_left)
+[ "$GPUDRV_TIMEOUT" -ge 1 ] || GPUDRV_TIMEOUT=1
+export GPUDRV_TIMEOUT
 audit=0
-"$drv_audit" -m "$matrix" >"$tmp/audit" || audit=$?
-sed "s/^/audit: /" "$tmp/audit"
+run_bg "$drv_audit" -m "$matrix" >"$tmp/audit" || audit=$?
 [ "$audit" -ne 2 ] || say "warning: the audit after the upgrade could not tell (exit 2)"
-echo "$node upgrade-done $version $target"
+sed "s/^/audit: /" "$tmp/audit" >"$tmp/stdout"
+echo "$node upgrade-done $version $target" >>"$tmp/stdout"
+emit "$tmp/stdout" 0
+finish 0

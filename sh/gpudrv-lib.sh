@@ -1,18 +1,203 @@
 # gpudrv-lib.sh: what the gpudrv scripts share (POSIX sh; sourced, never
 # run), installed in $(PREFIX)/lib/gpudrv.  The script sets prog, usage_line
-# and here (its own directory) first.
+# and here (its own directory) first, and may redefine abort after.
+#
+# How a script ends: only through finish (or die, usage, show_usage).  Any other
+# exit, typically set -e stopping at a failed command, is caught by the EXIT
+# trap and made status 2 with a message: a stray 1 would read as "findings".
+# HUP, INT and TERM call abort at once: every long command (kubectl, sleep)
+# runs in the background and the shell waits for it, because a shell runs a
+# trap only between commands, and wait is the one a signal interrupts.
 # shellcheck shell=sh disable=SC2154 # prog, usage_line and here are the caller's
 
 # Where the support matrix is unless -m or GPUDRV_MATRIX says otherwise.
 # shellcheck disable=SC2034 # used by the scripts
 default_matrix=/etc/gpudrv/support-matrix.csv
 
-usage() {
-	echo "$usage_line" >&2
-	exit 2
-}
+gpudrv_done=0     # 1 once finish was called: the exit is on purpose
+gpudrv_in_exit=0  # 1 while the EXIT trap runs (it does not run twice)
+gpudrv_stopping=0 # 1 once abort began: a second signal does not cut it short
+gpudrv_tmp=       # the run's temporary directory
+gpudrv_child=     # the background command the shell is waiting for
+gpudrv_also=      # one more to stop on the way out (drv-upgrade.sh's drain reader)
+gpudrv_t0=$(date +%s)
+gpudrv_end=$((gpudrv_t0 + 86400)) # until gpudrv_start sets the run's deadline
+gpudrv_hard=$gpudrv_end
+
 say() {
-	echo "$prog: $*" >&2
+	printf '%s: %s\n' "$prog" "$*" >&2 || :
+}
+
+# finish STATUS: the way out.  Called from the EXIT trap itself, it cleans
+# up first: the trap will not run again.
+finish() {
+	gpudrv_done=1
+	[ "$gpudrv_in_exit" = 0 ] || gpudrv_cleanup
+	exit "$1"
+}
+die() {
+	say "$*"
+	finish 2
+}
+usage() {
+	printf '%s\n' "$usage_line" >&2 || :
+	finish 2
+}
+show_usage() {
+	printf '%s\n' "$usage_line" 2>/dev/null || die "cannot write to standard output"
+	finish 0
+}
+
+# abort REASON: what a script does when it must stop early: a signal, the
+# deadline, a write error, an unexpected exit.  Scripts that have something
+# to put back redefine it; it must end in finish.
+abort() {
+	say "$1"
+	finish 2
+}
+
+gpudrv_exit() {
+	gpudrv_rc=$?
+	set +e
+	gpudrv_in_exit=1
+	if [ "$gpudrv_done" != 1 ]; then
+		gpudrv_abort "stopped by an unexpected error (status $gpudrv_rc; see the messages above)"
+		gpudrv_rc=2
+	fi
+	gpudrv_cleanup
+	exit "$gpudrv_rc"
+}
+gpudrv_signal() {
+	if [ "$gpudrv_stopping" = 1 ]; then
+		say "SIG$1 again: still finishing the clean-up (at most $((gpudrv_hard - $(date +%s))) s more)"
+		return 0
+	fi
+	gpudrv_abort "interrupted by SIG$1"
+}
+trap gpudrv_exit EXIT
+trap 'gpudrv_signal HUP' HUP
+trap 'gpudrv_signal INT' INT
+trap 'gpudrv_signal TERM' TERM
+
+# stopping: from here on the script only puts things back: no set -e, the
+# time kept for that usable, a signal no longer obeyed.
+stopping() {
+	gpudrv_stopping=1
+	set +e
+	gpudrv_end=$gpudrv_hard
+}
+gpudrv_abort() {
+	[ "$gpudrv_stopping" = 0 ] || return 0
+	stopping
+	gpudrv_stop_children
+	abort "$1"
+	# shellcheck disable=SC2317 # reached if a script's own abort returns
+	finish 2
+}
+gpudrv_cleanup() {
+	gpudrv_stop_children
+	[ -z "$gpudrv_tmp" ] || rm -rf "$gpudrv_tmp"
+	gpudrv_tmp=
+}
+
+# gpudrv_wait: waits for $gpudrv_child to end, through the traps that
+# interrupt wait and return; its status.
+gpudrv_wait() {
+	while :; do
+		gpudrv_st=0
+		wait "$gpudrv_child" || gpudrv_st=$?
+		# > 128 is the child killed by a signal, or wait cut short by a trap
+		# while the child still runs.
+		if [ "$gpudrv_st" -le 128 ] || ! kill -0 "$gpudrv_child" 2>/dev/null; then
+			break
+		fi
+	done
+	gpudrv_child=
+	return "$gpudrv_st"
+}
+# gpudrv_stop_children: TERM to what runs in the background, then waits for
+# it: timeout(1) passes TERM on to kubectl and whatever kubectl started.
+gpudrv_stop_children() {
+	gpudrv_p=$gpudrv_also
+	gpudrv_also=
+	[ -z "$gpudrv_child" ] || kill -TERM "$gpudrv_child" 2>/dev/null
+	[ -z "$gpudrv_p" ] || kill -TERM "$gpudrv_p" 2>/dev/null
+	# (dash would say "Terminated" of each: we know.)
+	[ -z "$gpudrv_child" ] || gpudrv_wait 2>/dev/null
+	if [ -n "$gpudrv_p" ]; then
+		gpudrv_child=$gpudrv_p
+		gpudrv_wait 2>/dev/null
+	fi
+	return 0
+}
+
+# run_bg CMD...: CMD in the background, waited for, so that a signal stops it
+# at once; CMD's status.  Its standard input is /dev/null.
+run_bg() {
+	"$@" &
+	gpudrv_child=$!
+	gpudrv_wait
+}
+
+# track_bg PID: a command the script started in the background beside the
+# one waited for (a reader of its output), stopped on the way out; wait_bg
+# waits for it to end.
+track_bg() {
+	gpudrv_also=$1
+}
+wait_bg() {
+	gpudrv_child=$gpudrv_also
+	gpudrv_also=
+	gpudrv_wait
+}
+
+# secs VALUE: VALUE (N, Ns, Nm or Nh) in seconds, at least 1; else status 1.
+# Leading zeros go: sh arithmetic reads 010 as octal.
+secs() {
+	gpudrv_n=${1%[smh]}
+	case $gpudrv_n in '' | *[!0-9]*) return 1 ;; esac
+	while :; do
+		case $gpudrv_n in 0?*) gpudrv_n=${gpudrv_n#0} ;; *) break ;; esac
+	done
+	[ "${#gpudrv_n}" -le 7 ] && [ "$gpudrv_n" -ge 1 ] || return 1
+	case $1 in
+	*m) echo $((gpudrv_n * 60)) ;;
+	*h) echo $((gpudrv_n * 3600)) ;;
+	*) echo "$gpudrv_n" ;;
+	esac
+}
+
+# gpudrv_start WORK KEEP: after the options.  $tmp, and the run's deadline:
+# GPUDRV_TIMEOUT seconds, default WORK plus KEEP request timeouts; the last
+# KEEP request timeouts of it (at most half) are kept for abort to put things
+# back.  Every kubectl is bounded by it (kc).
+gpudrv_start() {
+	gpudrv_rt=${GPUDRV_REQUEST_TIMEOUT:-60s}
+	gpudrv_rt=$(secs "$gpudrv_rt") ||
+		die "GPUDRV_REQUEST_TIMEOUT takes seconds (60, 60s, 1m), not '$GPUDRV_REQUEST_TIMEOUT'"
+	if [ -n "${GPUDRV_TIMEOUT:-}" ]; then
+		gpudrv_total=$(secs "$GPUDRV_TIMEOUT") ||
+			die "GPUDRV_TIMEOUT takes seconds (120, 120s, 2m), not '$GPUDRV_TIMEOUT'"
+		gpudrv_why="GPUDRV_TIMEOUT=$GPUDRV_TIMEOUT"
+	else
+		gpudrv_total=$(($1 + $2 * gpudrv_rt))
+		gpudrv_why="GPUDRV_TIMEOUT unset: ${gpudrv_total}s"
+	fi
+	gpudrv_keep=$(($2 * gpudrv_rt))
+	[ "$gpudrv_keep" -le $((gpudrv_total / 2)) ] || gpudrv_keep=$((gpudrv_total / 2))
+	[ "$gpudrv_keep" = 0 ] || gpudrv_why="$gpudrv_why, ${gpudrv_keep}s of it kept to put the node back"
+	gpudrv_hard=$((gpudrv_t0 + gpudrv_total))
+	gpudrv_end=$((gpudrv_hard - gpudrv_keep))
+	# The watchdog: coreutils' timeout(1) on every Debian, RHEL and Ubuntu machine.
+	command -v timeout >/dev/null 2>&1 ||
+		die "timeout(1) not found on PATH: install coreutils (it bounds every kubectl call)"
+	make_tmp
+}
+# make_tmp: $tmp, a directory of the run's own, removed on the way out.
+make_tmp() {
+	tmp=$(mktemp -d "${TMPDIR:-/tmp}/$prog.XXXXXX") ||
+		die "cannot create a temporary directory in ${TMPDIR:-/tmp}"
+	gpudrv_tmp=$tmp
 }
 
 # find_tool NAME: the gpudrv command NAME beside the script, else on PATH.
@@ -23,7 +208,7 @@ find_tool() {
 		echo "$1"
 	else
 		say "$1 not found beside $0 nor on PATH"
-		exit 2
+		return 2
 	fi
 }
 
@@ -32,36 +217,112 @@ find_tool() {
 check_node() {
 	case $1 in
 	'' | -* | *[!a-z0-9.-]*)
-		say "not a node name: '$(printf '%s' "$1" | tr -c 'A-Za-z0-9._-' '?' | cut -c1-80)'"
-		exit 2
+		die "not a node name: '$(printf '%s' "$1" | tr -c 'A-Za-z0-9._-' '?' | cut -c1-80)'"
 		;;
 	esac
 }
 
-# kc ARGS...: kubectl ($KUBECTL), every request bounded in time, so that a
-# hung API server is an error, not a hung cron job.
+# writable FILE: 0 when FILE can be replaced (by a rename in its directory);
+# else 1 and $why says why not.  Asked before any work, so that a run never
+# does the work and then cannot record it.
+writable() {
+	gpudrv_d=$(dirname -- "$1")
+	if [ -d "$1" ]; then
+		why="it is a directory"
+	elif ! [ -d "$gpudrv_d" ]; then
+		why="no directory $gpudrv_d"
+	elif ! gpudrv_p=$(mktemp "$gpudrv_d/.gpudrv.XXXXXX" 2>/dev/null); then
+		why="cannot create a file in $gpudrv_d"
+	else
+		rm -f "$gpudrv_p"
+		return 0
+	fi
+	return 1
+}
+
+# kc OUT ERR ARGS...: kubectl ARGS ($KUBECTL), its output into the file OUT,
+# its errors into ERR (ERR the same as OUT: both there).  It runs under
+# timeout(1), in the background, waited for: a signal stops it at once, and
+# the run's deadline stops it even when kubectl itself hangs (an API server
+# that never answers, a credential plugin that waits); timeout kills its
+# own process group, so kubectl's children go too.  Each request is also
+# bounded: --request-timeout is GPUDRV_REQUEST_TIMEOUT or what is left of
+# the run, the less.  When the deadline passes, kc calls abort.
 kc() {
-	"${KUBECTL:-kubectl}" --request-timeout="${GPUDRV_REQUEST_TIMEOUT:-60s}" "$@"
+	gpudrv_o=$1
+	gpudrv_e=$2
+	shift 2
+	gpudrv_left=$((gpudrv_end - $(date +%s)))
+	if [ "$gpudrv_left" -le 0 ]; then
+		gpudrv_gave_up "$gpudrv_e" "$@"
+		return 124
+	fi
+	gpudrv_rq=$gpudrv_rt
+	[ "$gpudrv_rq" -le "$gpudrv_left" ] || gpudrv_rq=$gpudrv_left
+	# While putting things back, one call that hangs must not take the
+	# time kept for the others.
+	gpudrv_wd=$gpudrv_left
+	[ "$gpudrv_stopping" = 0 ] || [ "$gpudrv_wd" -le $((gpudrv_rq + 1)) ] || gpudrv_wd=$((gpudrv_rq + 1))
+	if [ "$gpudrv_e" = "$gpudrv_o" ]; then
+		timeout -k 3 "$gpudrv_wd" "${KUBECTL:-kubectl}" --request-timeout="${gpudrv_rq}s" "$@" \
+			>"$gpudrv_o" 2>&1 &
+	else
+		timeout -k 3 "$gpudrv_wd" "${KUBECTL:-kubectl}" --request-timeout="${gpudrv_rq}s" "$@" \
+			>"$gpudrv_o" 2>"$gpudrv_e" &
+	fi
+	gpudrv_child=$!
+	gpudrv_st=0
+	gpudrv_wait || gpudrv_st=$?
+	[ "$gpudrv_st" -ne 0 ] || return 0
+	[ "$(date +%s)" -ge "$gpudrv_end" ] || return "$gpudrv_st"
+	gpudrv_gave_up "$gpudrv_e" "$@"
+	return 124
+}
+# gpudrv_gave_up ERR ARGS...: the deadline passed during (or before) kubectl
+# ARGS; while putting things back, the caller says what failed.
+gpudrv_gave_up() {
+	[ "$gpudrv_stopping" = 0 ] || return 0
+	gpudrv_said=
+	[ "$1" = /dev/null ] || ! [ -s "$1" ] || gpudrv_said="; kubectl said: $(tail -n 1 "$1")"
+	shift
+	gpudrv_abort "gave up after $(($(date +%s) - gpudrv_t0))s, the run's deadline ($gpudrv_why): no answer to 'kubectl $(printf '%s' "$*" | cut -c1-72)'; is the API server, or the kubeconfig's credential plugin, hanging?$gpudrv_said"
+}
+
+# time_left: the seconds left before the run's deadline.
+time_left() {
+	echo $((gpudrv_end - $(date +%s)))
+}
+
+# nap SECONDS: sleep, but never past the deadline, and stopped by a signal.
+nap() {
+	gpudrv_left=$((gpudrv_end - $(date +%s)))
+	[ "$gpudrv_left" -le "$1" ] || gpudrv_left=$1
+	[ "$gpudrv_left" -gt 0 ] || return 0
+	run_bg sleep "$gpudrv_left"
+}
+
+# emit FILE STATUS: FILE on standard output, the run's last word; a write
+# error (a full disk, a closed pipe) is abort.  With STATUS 2 no line says
+# OK: a run that could not tell never does.
+emit() {
+	if [ "$2" = 2 ]; then sed '/^OK$/d' "$1"; else cat "$1"; fi 2>"$gpudrv_tmp/emit.err" && return 0
+	gpudrv_abort "cannot write to standard output: $(sed -n '$s/.*: //p' "$gpudrv_tmp/emit.err")"
 }
 
 # kubectl_said WHAT FILE: says WHAT failed, then kubectl's words (FILE), indented.
 kubectl_said() {
 	say "$1; kubectl said:"
-	sed 's/^/    /' "$2" >&2
+	sed 's/^/    /' "$2" >&2 || :
 }
 
-# get_node NODE FILE: the node's JSON into FILE, or exit 2 saying why not; a
-# failed kubectl must never read as a node without labels.
+# get_node NODE FILE: the node's JSON into FILE (one GET, no discovery), or
+# exit 2 saying why not; a failed kubectl must never read as a node without
+# labels.
 get_node() {
-	if kc get node "$1" -o json >"$2" 2>"$2.err"; then
-		return 0
-	fi
-	if grep -q '(NotFound)' "$2.err"; then
-		say "node $1 not found in the cluster"
-	else
-		kubectl_said "cannot read node $1 from the cluster" "$2.err"
-	fi
-	exit 2
+	kc "$2" "$2.err" get --raw "/api/v1/nodes/$1" && return 0
+	grep -q '(NotFound)' "$2.err" && die "node $1 not found in the cluster"
+	kubectl_said "cannot read node $1 from the cluster" "$2.err"
+	finish 2
 }
 
 # urlencode STRING: for a query parameter (RFC 3986 unreserved kept).

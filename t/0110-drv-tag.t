@@ -12,7 +12,7 @@ t_rc 0 "a node with all its labels, under dash"
 t_out "prints exactly its tag, one line" 535-5.15.0-107-generic-ubuntu22.04
 t_err "nothing on stderr"
 t_run cat kubectl.log
-t_out "makes one kubectl call, for that node, bounded in time" "--request-timeout=60s get node lab-node-1 -o json"
+t_out "makes one kubectl call, for that node, bounded in time, without discovery" "--request-timeout=60s get --raw /api/v1/nodes/lab-node-1"
 
 t_run drv-tag.sh -b 550 lab-node-1
 t_out "-b: the tag after a branch change" 550-5.15.0-107-generic-ubuntu22.04

@@ -95,11 +95,50 @@ t_rc 0 "the command it named resumes the upgrade"
 t_run kubectl get node lab-node-1 -o 'jsonpath={.spec.unschedulable}/{.metadata.labels.nvidia\.com/gpu-driver-upgrade-state}'
 t_val "and ends with the node schedulable: it was before the first attempt" /upgrade-done
 
+# A black hole: the API server accepts connections and never answers.  The
+# read-only scripts give up at their deadline, saying so, with no discovery
+# retries first and no kubectl left behind.
+cat >kubectl-rec <<'EOF2'
+#!/bin/sh
+# kubectl, its pid and arguments recorded first.
+echo "$$ $*" >>"$KUBECTL_REC"
+exec kubectl "$@"
+EOF2
+chmod +x kubectl-rec
+KUBECTL_REC=$PWD/kubectl.rec
+export KUBECTL_REC
+# none_left DESC: no kubectl recorded in kubectl.rec still runs.
+none_left() {
+	cut -d' ' -f1 kubectl.rec >kubectl.pids
+	t_none_alive "$1" kubectl.pids
+}
+kill -STOP "$apiserver_pid"
+for s in drv-tag.sh drv-audit.sh; do
+	: >kubectl.rec
+	case $s in drv-tag.sh) set -- lab-node-1 ;; *) set -- -m "$M" ;; esac
+	t0=$(date +%s)
+	GPUDRV_TIMEOUT=4 KUBECTL=$PWD/kubectl-rec t_run "$s" "$@"
+	took=$(($(date +%s) - t0))
+	t_rc 2 "$s against an API server that never answers"
+	if [ "$took" -le 14 ]; then t_ok 0 "gives up by its deadline, GPUDRV_TIMEOUT=4 (${took}s)"; else
+		t_ok 1 "gives up by its deadline, GPUDRV_TIMEOUT=4 (${took}s)"
+	fi
+	t_out "prints nothing on stdout"
+	t_grep "says it gave up, and why" err "^$s: gave up after [0-9]*s, the run's deadline (GPUDRV_TIMEOUT=4): no answer to 'kubectl get --raw /api/v1/nodes"
+	t_run cut -d' ' -f2- kubectl.rec
+	t_grep "one call, bounded by the deadline, with no discovery" out "^--request-timeout=[1-4]s get --raw /api/v1/nodes"
+	none_left "$s leaves no kubectl running"
+done
+kill -CONT "$apiserver_pid"
+until kubectl get --raw /readyz >/dev/null 2>&1; do sleep 1; done
+
 # SIGTERM in the middle of a drain that cannot finish: the same path as a
-# failure, taken at once.
+# failure, taken at once, and the drain stops with it (no kubectl drain
+# left evicting pods from a node said to be back in service).
 e2e_namespace gpu-drv
 e2e_holder lab-node-1
-drv-upgrade.sh -L -m "$M" -t 60 lab-node-1 550.127.05 >up.out 2>up.err &
+: >kubectl.rec
+KUBECTL=$PWD/kubectl-rec drv-upgrade.sh -L -m "$M" -t 60 lab-node-1 550.127.05 >up.out 2>up.err &
 up=$!
 until grep -q 'kubectl drain --timeout' up.err; do sleep 1; done
 sleep 2
@@ -120,6 +159,14 @@ t_grep "puts the node back in service: the driver is unchanged" err \
 t_grep "and ends with the node's state from the API" err "lab-node-1: now: unschedulable= state=upgrade-failed"
 t_run kubectl get node lab-node-1 -o 'jsonpath={.spec.unschedulable}/{.metadata.labels.nvidia\.com/gpu-driver-upgrade-state}/{.metadata.labels.nvidia\.com/cuda\.driver\.minor}'
 t_val "and the node agrees" /upgrade-failed/90
+t_run grep -c ' drain lab-node-1 ' kubectl.rec
+t_out "the drain was started once" 1
+grep ' drain lab-node-1 ' kubectl.rec | cut -d' ' -f1 >drain.pid
+t_none_alive "and the kubectl drain is not left running" drain.pid
+none_left "nor any other kubectl of the script's"
+sleep 3
+t_run kubectl get node lab-node-1 -o 'jsonpath={.spec.unschedulable}/{.metadata.labels.nvidia\.com/gpu-driver-upgrade-state}'
+t_val "and the node stays as the message said: schedulable, upgrade-failed" /upgrade-failed
 e2e_holder_release
 
 kubectl delete clusterrolebinding gpudrv-node-reader >/dev/null 2>&1 || :

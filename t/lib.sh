@@ -151,3 +151,155 @@ t_val() {
 		echo "got: $(cat out)" | t_diag
 	fi
 }
+
+# t_alive PID: PID is a running process (a zombie is not: nothing may reap
+# it in a container whose init does not).
+t_alive() {
+	if [ -d /proc/self ]; then
+		[ -r "/proc/$1/stat" ] || return 1
+		# The state follows the command name, which is in parentheses.
+		t_st=$(sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null) || return 1
+		case $t_st in '' | Z*) return 1 ;; esac
+	else
+		# No /proc: a zombie counts as alive, so the check can only be stricter.
+		kill -0 "$1" 2>/dev/null
+	fi
+}
+
+# t_none_alive DESC FILE: no pid listed in FILE (one a line) still runs.
+t_none_alive() {
+	t_left=
+	if [ -f "$2" ]; then
+		while read -r t_p; do
+			! t_alive "$t_p" || t_left="$t_left $t_p"
+		done <"$2"
+	fi
+	if [ -z "$t_left" ]; then
+		t_ok 0 "$1"
+	else
+		t_ok 1 "$1"
+		for t_p in $t_left; do
+			echo "still running: $t_p $(tr '\0' ' ' <"/proc/$t_p/cmdline" 2>/dev/null)" | t_diag
+			kill -KILL "$t_p" 2>/dev/null
+		done
+	fi
+}
+
+# t_bg CMD...: CMD in the background, stdout in ./out, stderr in ./err, its
+# pid in $t_pid; with SIGINT at its default, as from a terminal (a
+# background job of a non-interactive shell ignores it, and a script cannot
+# trap a signal ignored on entry).
+t_bg() {
+	perl -e '$SIG{INT} = "DEFAULT"; exec { $ARGV[0] } @ARGV or die "exec $ARGV[0]: $!\n"' "$@" >out 2>err &
+	t_pid=$!
+}
+
+# t_wait SECONDS: waits for $t_pid, at most SECONDS (then KILLs it, and the
+# status says so); its status in $rc.
+t_wait() {
+	t_i=0
+	while t_alive "$t_pid" && [ "$t_i" -lt $(($1 * 10)) ]; do
+		sleep 0.1
+		t_i=$((t_i + 1))
+	done
+	! t_alive "$t_pid" || kill -KILL "$t_pid"
+	rc=0
+	wait "$t_pid" || rc=$?
+}
+
+# t_until SECONDS COMMAND...: polls COMMAND every 0.1 s; 1 after SECONDS.
+t_until() {
+	t_i=0
+	t_max=$(($1 * 10))
+	shift
+	until "$@"; do
+		t_i=$((t_i + 1))
+		[ "$t_i" -lt "$t_max" ] || return 1
+		sleep 0.1
+	done
+}
+
+# t_fake_cluster: ./kubectl, a stand-in for the API server of one node,
+# lab-node-1 (t/data/node-1.json), for the unit tests of drv-upgrade.sh and
+# of what the scripts leave behind.  The node's state is in ./fake: state
+# (the upgrade-state label), unsched (true when cordoned), driver
+# (branch.minor.rev), initial (the initial-state annotation).  Each call
+# appends its arguments to ./kubectl.log and its pid to ./kubectl.pids.
+# The first call matching the pattern $FAKE_HANG hangs instead (and every
+# later call with FAKE_HANG_ALL=1), with a child of its own as a credential
+# plugin that waits would have, both pids in kubectl.pids; ./hung names the
+# call once it hangs.  FAKE_PDB: the budgets and pods listed (default: room
+# for the drain); FAKE_NO_DRIVER=1: the driver labels are not taken up.
+t_fake_cluster() {
+	mkdir -p fake
+	: >fake/state
+	: >fake/unsched
+	: >fake/initial
+	echo 535.183.06 >fake/driver
+	rm -f hung kubectl.log kubectl.pids
+	cat >kubectl <<'STUB'
+#!/bin/sh
+F=$FAKE_DIR
+echo "$$" >>"$F/kubectl.pids"
+printf '%s\n' "$*" >>"$F/kubectl.log"
+shift
+if [ -n "${FAKE_HANG:-}" ] && { ! [ -e "$F/hung" ] || [ "${FAKE_HANG_ALL:-0}" = 1 ]; }; then
+	hang=0
+	[ ! -e "$F/hung" ] || hang=1
+	# shellcheck disable=SC2254 # a pattern
+	case $* in $FAKE_HANG) hang=1 ;; esac
+	if [ "$hang" = 1 ]; then
+		sleep 3600 &
+		echo "$!" >>"$F/kubectl.pids"
+		echo "$*" >>"$F/hung"
+		wait
+		exit 1
+	fi
+fi
+n=lab-node-1
+S=nvidia.com/gpu-driver-upgrade-state
+I=nvidia.com/gpu-driver-upgrade.node-initial-state.unschedulable
+v() { cat "$F/fake/$1"; }
+case $* in
+"get --raw /api/v1/nodes/$n") cat "$FAKE_NODE" ;;
+"get --raw /api/v1/nodes?"*) cat "$FAKE_NODES" ;;
+"get --raw /api/v1/nodes/"*)
+	echo "Error from server (NotFound): nodes \"${3##*/}\" not found" >&2
+	exit 1
+	;;
+"get node $n -o jsonpath="*initial-state*) printf '%s\n%s\n%s\n%s' "$(v state)" "$(v unsched)" "$(v driver)" "$(v initial)" ;;
+"get node $n -o jsonpath={.spec.unschedulable} "*) printf '%s %s' "$(v unsched)" "$(v state)" ;;
+"get node $n -o jsonpath="*) printf '%s' "$(v driver)" ;;
+"get pdb,pods -A -o json") cat "$FAKE_PDB" ;;
+"label node $n --overwrite $S="*) echo "${5#*=}" >"$F/fake/state" && echo "node/$n labeled" ;;
+"label node $n $S-") : >"$F/fake/state" && echo "node/$n unlabeled" ;;
+"label node $n --overwrite nvidia.com/cuda.driver.major="*)
+	[ "${FAKE_NO_DRIVER:-0}" = 1 ] || echo "${5#*=}.${6#*=}.${7#*=}" >"$F/fake/driver"
+	echo "node/$n labeled"
+	;;
+"annotate node $n --overwrite $I=true") echo true >"$F/fake/initial" && echo "node/$n annotated" ;;
+"annotate node $n $I-") : >"$F/fake/initial" && echo "node/$n annotated" ;;
+"cordon $n") echo true >"$F/fake/unsched" && echo "node/$n cordoned" ;;
+"uncordon $n") : >"$F/fake/unsched" && echo "node/$n uncordoned" ;;
+"drain $n "*) echo "node/$n already cordoned" && echo "node/$n drained" ;;
+"delete pod "*) echo 'pod "nvidia-driver-daemonset-x" deleted' ;;
+*)
+	echo "fake kubectl: no answer for: $*" >&2
+	exit 1
+	;;
+esac
+STUB
+	chmod +x kubectl
+	KUBECTL=$PWD/kubectl
+	FAKE_DIR=$PWD
+	FAKE_NODE=$DATA/node-1.json
+	FAKE_NODES=$DATA/lab-nodes.json
+	FAKE_PDB=$DATA/pdb-lab-ok.json
+	export KUBECTL FAKE_DIR FAKE_NODE FAKE_NODES FAKE_PDB
+}
+
+# t_fake_state: the fake node's state, as drv-upgrade.sh's last line says it:
+# unschedulable=<unsched> state=<state>.
+t_fake_state() {
+	echo "unschedulable=$(cat fake/unsched) state=$(cat fake/state)"
+}

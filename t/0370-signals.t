@@ -1,0 +1,160 @@
+#!/bin/sh
+# HUP, INT and TERM at every step: each script stops at once, exits 2,
+# says so, and leaves no kubectl of its own running (nor what kubectl
+# started); drv-upgrade.sh also says where the node stands, and the node
+# (a fake API server, t_fake_cluster) agrees.
+. "$(dirname "$0")/lib.sh"
+
+t_fake_cluster
+{ cat "$ROOT/lab/support-matrix.csv"; echo 550,5.15.0-107-generic,ubuntu22.04; } >matrix.csv
+M=$PWD/matrix.csv
+S=nvidia.com/gpu-driver-upgrade-state
+# sleep, as the scripts run it, with its pid recorded too.
+mkdir fakebin
+printf '#!/bin/sh\necho "$$" >>"%s/kubectl.pids"\nexec /bin/sleep "$@"\n' "$PWD" >fakebin/sleep
+chmod +x fakebin/sleep
+
+# hung: the fake kubectl hangs now.  logged PATTERN: a call so far matches.
+hung() { [ -s hung ]; }
+logged() { grep -q -e "$1" kubectl.log 2>/dev/null; }
+
+# signal SIG SECONDS: SIG to the script ($t_pid), then waits for it, at most
+# SECONDS; $took: how long it took to end.
+signal() {
+	t0=$(date +%s)
+	kill "-$1" "$t_pid"
+	t_wait "$2"
+	took=$(($(date +%s) - t0))
+}
+at_once() {
+	if [ "$took" -le 3 ]; then t_ok 0 "$1 at once (${took}s)"; else t_ok 1 "$1 at once (${took}s)"; fi
+}
+
+# The read-only scripts, in their one call.
+for sig in TERM INT HUP; do
+	for s in drv-tag.sh drv-audit.sh drv-states.sh; do
+		t_fake_cluster
+		case $s in
+		drv-tag.sh) set -- lab-node-1 ;;
+		drv-audit.sh) set -- -m "$M" -p audit.prom ;;
+		*) set -- -m "$M" ;;
+		esac
+		FAKE_HANG='get *' t_bg "$s" "$@"
+		t_until 10 hung
+		t_ok $? "$s: kubectl hangs"
+		signal "$sig" 10
+		t_rc 2 "$s stopped by SIG$sig while kubectl hangs"
+		at_once "$s: SIG$sig is handled"
+		t_err "$s says so" "$s: interrupted by SIG$sig"
+		t_out "$s prints nothing on stdout"
+		t_none_alive "$s: neither kubectl nor its child is left running" kubectl.pids
+		if [ "$s" = drv-audit.sh ]; then
+			t_grep "drv-audit.sh -p records the failed run" audit.prom '^gpudrv_audit_exit_status 2$'
+		fi
+	done
+done
+
+# drv-upgrade.sh, at each of its kubectl calls in turn: what the call is,
+# and where the failure path must leave the node.
+while IFS='|' read -r what call phase; do
+	for sig in TERM INT HUP; do
+		t_fake_cluster
+		FAKE_HANG=$call PATH=$PWD/fakebin:$PATH t_bg drv-upgrade.sh -L -m "$M" lab-node-1 550.90.07
+		t_until 15 hung
+		t_ok $? "drv-upgrade.sh: kubectl hangs at $what"
+		signal "$sig" 20
+		t_rc 2 "drv-upgrade.sh stopped by SIG$sig at $what"
+		at_once "SIG$sig at $what is handled"
+		t_grep "says it was interrupted" err "^drv-upgrade.sh: lab-node-1: interrupted by SIG$sig\$"
+		case $phase in
+		none)
+			where="lab-node-1: nothing was changed"
+			expect="unschedulable= state="
+			;;
+		cordoned)
+			where="lab-node-1: driver unchanged; the node is schedulable again (uncordoned); $S=upgrade-failed"
+			expect="unschedulable= state=upgrade-failed"
+			;;
+		drained)
+			where="lab-node-1: the node is CORDONED and drained; $S=upgrade-failed"
+			expect="unschedulable=true state=upgrade-failed"
+			;;
+		validated)
+			where="lab-node-1: driver 550.90.07 validated; the node is schedulable again; $S=upgrade-done"
+			expect="unschedulable= state=upgrade-done"
+			;;
+		finished)
+			where="lab-node-1: upgraded: driver 550.90.07, the node as it was before; $S=upgrade-done"
+			expect="unschedulable= state=upgrade-done"
+			;;
+		esac
+		t_grep "says where the node stands ($phase)" err "^drv-upgrade.sh: $where\$"
+		t_grep "ends with the node's state from the API" err "^drv-upgrade.sh: lab-node-1: now: $expect\$"
+		t_run t_fake_state
+		t_out "and the node is so" "$expect"
+		t_none_alive "no kubectl, nor its child, nor sleep is left running" kubectl.pids
+	done
+done <<'EOF2'
+the node read|get --raw /api/v1/nodes/lab-node-1|none
+the node's fields|get node lab-node-1 -o jsonpath=*initial-state*|none
+the budgets|get pdb,pods -A -o json|none
+upgrade-required|label node lab-node-1 --overwrite nvidia.com/gpu-driver-upgrade-state=upgrade-required|none
+cordon-required|label node lab-node-1 --overwrite nvidia.com/gpu-driver-upgrade-state=cordon-required|none
+the cordon|cordon lab-node-1|cordoned
+pod-deletion-required|label node lab-node-1 --overwrite nvidia.com/gpu-driver-upgrade-state=pod-deletion-required|cordoned
+drain-required|label node lab-node-1 --overwrite nvidia.com/gpu-driver-upgrade-state=drain-required|cordoned
+the drain|drain lab-node-1 *|cordoned
+pod-restart-required|label node lab-node-1 --overwrite nvidia.com/gpu-driver-upgrade-state=pod-restart-required|drained
+the driver labels|label node lab-node-1 --overwrite nvidia.com/cuda.driver.major=*|drained
+validation-required|label node lab-node-1 --overwrite nvidia.com/gpu-driver-upgrade-state=validation-required|drained
+the validation read|get node lab-node-1 -o jsonpath={.metadata.labels.nvidia?.com/cuda?.driver?.major}*|drained
+uncordon-required|label node lab-node-1 --overwrite nvidia.com/gpu-driver-upgrade-state=uncordon-required|drained
+the uncordon|uncordon lab-node-1|drained
+the annotation's removal|annotate node lab-node-1 nvidia.com/gpu-driver-upgrade.node-initial-state.unschedulable-|validated
+upgrade-done|label node lab-node-1 --overwrite nvidia.com/gpu-driver-upgrade-state=upgrade-done|validated
+the audit|get --raw /api/v1/nodes[?]*|finished
+EOF2
+
+# A node cordoned by hand: the annotation that remembers it.
+for sig in TERM INT HUP; do
+	t_fake_cluster
+	echo true >fake/unsched
+	FAKE_HANG='annotate node lab-node-1 --overwrite *' t_bg drv-upgrade.sh -L -m "$M" lab-node-1 550.90.07
+	t_until 15 hung
+	t_ok $? "drv-upgrade.sh: kubectl hangs at the initial-state annotation"
+	signal "$sig" 20
+	t_rc 2 "drv-upgrade.sh stopped by SIG$sig at the annotation"
+	t_grep "says nothing was changed" err "^drv-upgrade.sh: lab-node-1: nothing was changed$"
+	t_run t_fake_state
+	t_out "and the node is as it was: cordoned, no state" "unschedulable=true state="
+	t_none_alive "no kubectl left running" kubectl.pids
+done
+
+# Between calls: the waits for budget headroom (-w) and for the new driver
+# (-g) sleep, and a signal cuts the sleep short.
+for sig in TERM INT HUP; do
+	t_fake_cluster
+	FAKE_PDB=$DATA/pdb-lab.json PATH=$PWD/fakebin:$PATH t_bg drv-upgrade.sh -L -w 60 -m "$M" lab-node-1 550.90.07
+	t_until 15 logged '^--request-timeout=[0-9]*s get pdb,pods'
+	t_ok $? "drv-upgrade.sh -w 60 waits for headroom"
+	sleep 1
+	signal "$sig" 20
+	t_rc 2 "drv-upgrade.sh stopped by SIG$sig while it waits for headroom"
+	at_once "SIG$sig during the wait"
+	t_grep "says nothing was changed" err "^drv-upgrade.sh: lab-node-1: nothing was changed$"
+	t_none_alive "no kubectl nor sleep left running" kubectl.pids
+
+	t_fake_cluster
+	FAKE_NO_DRIVER=1 PATH=$PWD/fakebin:$PATH t_bg drv-upgrade.sh -L -g 60 -m "$M" lab-node-1 550.90.07
+	t_until 15 logged "$S=validation-required"
+	t_ok $? "drv-upgrade.sh -g 60 waits for the driver to be reported"
+	sleep 1
+	signal "$sig" 20
+	t_rc 2 "drv-upgrade.sh stopped by SIG$sig while it waits for the driver"
+	at_once "SIG$sig during the validation wait"
+	t_grep "says the node is cordoned and drained" err "^drv-upgrade.sh: lab-node-1: the node is CORDONED and drained; $S=upgrade-failed$"
+	t_run t_fake_state
+	t_out "and it is" "unschedulable=true state=upgrade-failed"
+	t_none_alive "no kubectl nor sleep left running" kubectl.pids
+done
+t_done
