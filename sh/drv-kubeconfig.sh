@@ -10,17 +10,13 @@ set -eu
 prog=drv-kubeconfig.sh
 usage_line="usage: $prog [-n namespace] [-d duration | -S] service-account file"
 
-usage() {
-	echo "$usage_line" >&2
-	exit 2
-}
-say() {
-	echo "$prog: $*" >&2
-}
-die() {
-	say "$*"
-	exit 2
-}
+# gpudrv-lib.sh is in ../lib/gpudrv from this script's real directory (links
+# followed): where make puts it in the build tree, and make install in LIBDIR.
+here=$(dirname -- "$(readlink -f -- "$0")")
+lib=$here/../lib/gpudrv/gpudrv-lib.sh
+[ -r "$lib" ] || { echo "$prog: $lib not found: install gpudrv whole (make install)" >&2 && exit 2; }
+# shellcheck source-path=SCRIPTDIR source=gpudrv-lib.sh
+. "$lib"
 
 ns=gpudrv
 duration=
@@ -30,10 +26,7 @@ while getopts n:d:Sh opt; do
 	n) ns=$OPTARG ;;
 	d) duration=$OPTARG ;;
 	S) secret=1 ;;
-	h)
-		echo "$usage_line"
-		exit 0
-		;;
+	h) show_usage ;;
 	*) usage ;;
 	esac
 done
@@ -65,32 +58,38 @@ esac
 dir=$(dirname -- "$file")
 [ -d "$dir" ] || die "no directory $dir for $file"
 
-kc() {
-	"${KUBECTL:-kubectl}" --request-timeout="${GPUDRV_REQUEST_TIMEOUT:-60s}" "$@"
-}
-
 umask 077
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/kubeconfig.XXXXXX")
 new=
-trap 'rm -rf "$tmp"; [ -z "$new" ] || rm -f "$new"' EXIT
-trap 'exit 2' HUP INT TERM
+# A half-made file never stays behind, whatever stops the run.
+abort() {
+	[ -z "$new" ] || rm -f "$new"
+	say "$1"
+	finish 2
+}
+# A few requests, and the Secret's token to wait for.
+gpudrv_start 60 0
 
-# kubectl_said WHAT: says WHAT failed, then kubectl's words, and exits 2.
-kubectl_said() {
-	say "$1; kubectl said:"
-	sed 's/^/    /' "$tmp/err" >&2
-	exit 2
+# failed WHAT: says WHAT failed, then kubectl's words, and exits 2.
+failed() {
+	[ -z "$new" ] || rm -f "$new"
+	kubectl_said "$1" "$tmp/err"
+	finish 2
 }
 
-# The cluster of the current context, file references made inline (--flatten).
+# cluster FIELD: a field of the current context's cluster, file references
+# made inline (--flatten), into $tmp/ctx.
 cluster() {
-	kc config view --raw --minify --flatten -o "jsonpath={.clusters[0]$1}" 2>"$tmp/err" ||
-		kubectl_said "cannot read the current context of the kubeconfig"
+	kc "$tmp/ctx" "$tmp/err" config view --raw --minify --flatten -o "jsonpath={.clusters[0]$1}" ||
+		failed "cannot read the current context of the kubeconfig"
 }
-cname=$(cluster .name)
-server=$(cluster .cluster.server)
-ca=$(cluster '.cluster.certificate-authority-data')
-insecure=$(cluster '.cluster.insecure-skip-tls-verify')
+cluster .name
+cname=$(cat "$tmp/ctx")
+cluster .cluster.server
+server=$(cat "$tmp/ctx")
+cluster '.cluster.certificate-authority-data'
+ca=$(cat "$tmp/ctx")
+cluster '.cluster.insecure-skip-tls-verify'
+insecure=$(cat "$tmp/ctx")
 [ "$insecure" != true ] ||
 	die "the current context does not verify the server's certificate (insecure-skip-tls-verify); refusing to write a kubeconfig that sends a token so"
 printf '%s\n' "$server" | LC_ALL=C grep -q '^https://[][A-Za-z0-9._~:/@%+-]*$' ||
@@ -99,19 +98,19 @@ printf '%s\n' "$ca" | LC_ALL=C grep -q '^[A-Za-z0-9+/=]*$' ||
 	die "the current context's certificate-authority-data is not base64"
 printf '%s\n' "$cname" | LC_ALL=C grep -q '^[A-Za-z0-9._:@-]\{1,200\}$' || cname=cluster
 
-if ! kc -n "$ns" get serviceaccount "$sa" -o name >/dev/null 2>"$tmp/err"; then
+if ! kc /dev/null "$tmp/err" -n "$ns" get serviceaccount "$sa" -o name; then
 	grep -q '(NotFound)' "$tmp/err" &&
 		die "no service account $ns/$sa (kubectl apply -f deploy/ makes gpudrv/auditor and gpudrv/upgrader)"
-	kubectl_said "cannot read the service account $ns/$sa"
+	failed "cannot read the service account $ns/$sa"
 fi
 
 if [ "$secret" = 0 ]; then
 	# A bound token: valid until it expires (the API server may shorten the
 	# duration: --service-account-max-token-expiration); not revocable but by
 	# deleting the service account.
-	kc -n "$ns" create token "$sa" --duration="$duration" \
-		-o 'jsonpath={.status.expirationTimestamp} {.status.token}' >"$tmp/tok" 2>"$tmp/err" ||
-		kubectl_said "cannot create a token for $ns/$sa"
+	kc "$tmp/tok" "$tmp/err" -n "$ns" create token "$sa" --duration="$duration" \
+		-o 'jsonpath={.status.expirationTimestamp} {.status.token}' ||
+		failed "cannot create a token for $ns/$sa"
 	out=$(cat "$tmp/tok")
 	token=${out#* }
 	expires="token expires ${out%% *}; make the file again before then"
@@ -120,12 +119,12 @@ else
 	# controller fills it in; it stays readable by whoever may read Secrets
 	# in $ns.
 	name=$sa-token
-	if kc -n "$ns" get secret "$name" \
-		-o 'jsonpath={.type} {.metadata.annotations.kubernetes\.io/service-account\.name}' >"$tmp/sec" 2>"$tmp/err"; then
+	if kc "$tmp/sec" "$tmp/err" -n "$ns" get secret "$name" \
+		-o 'jsonpath={.type} {.metadata.annotations.kubernetes\.io/service-account\.name}'; then
 		[ "$(cat "$tmp/sec")" = "kubernetes.io/service-account-token $sa" ] ||
 			die "secret $ns/$name exists but is not $sa's service account token ($(cat "$tmp/sec")); delete it or choose another account"
 	elif grep -q '(NotFound)' "$tmp/err"; then
-		kc create -f - >/dev/null 2>"$tmp/err" <<EOF || kubectl_said "cannot create the secret $ns/$name"
+		cat >"$tmp/secret.yaml" <<EOF
 apiVersion: v1
 kind: Secret
 type: kubernetes.io/service-account-token
@@ -137,18 +136,21 @@ metadata:
   annotations:
     kubernetes.io/service-account.name: $sa
 EOF
+		kc /dev/null "$tmp/err" create -f "$tmp/secret.yaml" ||
+			failed "cannot create the secret $ns/$name"
 	else
-		kubectl_said "cannot read the secret $ns/$name"
+		failed "cannot read the secret $ns/$name"
 	fi
 	token=
 	n=0
 	while :; do
-		kc -n "$ns" get secret "$name" -o 'go-template={{if .data.token}}{{.data.token | base64decode}}{{end}}' \
-			>"$tmp/tok" 2>"$tmp/err" || kubectl_said "cannot read the secret $ns/$name"
+		kc "$tmp/tok" "$tmp/err" -n "$ns" get secret "$name" \
+			-o 'go-template={{if .data.token}}{{.data.token | base64decode}}{{end}}' ||
+			failed "cannot read the secret $ns/$name"
 		token=$(cat "$tmp/tok")
 		[ -z "$token" ] || break
 		[ "$n" -lt 30 ] || die "secret $ns/$name has no token after 30s: is the token controller (kube-controller-manager) running?"
-		sleep 1
+		nap 1
 		n=$((n + 1))
 	done
 	expires="token never expires; revoke it with: kubectl -n $ns delete secret $name"
@@ -178,14 +180,16 @@ new=$(mktemp "$dir/.${file##*/}.XXXXXX") || die "cannot write in $dir"
 	echo "    user: \"$user\""
 	echo "    namespace: \"$ns\""
 	echo "current-context: \"$sa@$cname\""
-} >"$new" || die "cannot write $new"
+} >"$new" || abort "cannot write $new"
 chmod 600 "$new"
 
 # It must work before it replaces anything.
-kc --kubeconfig="$new" auth whoami -o 'jsonpath={.status.userInfo.username}' >"$tmp/who" 2>"$tmp/err" ||
-	kubectl_said "the new kubeconfig does not authenticate"
+kc "$tmp/who" "$tmp/err" --kubeconfig="$new" auth whoami -o 'jsonpath={.status.userInfo.username}' ||
+	failed "the new kubeconfig does not authenticate"
 [ "$(cat "$tmp/who")" = "$user" ] ||
-	die "the new kubeconfig authenticates as '$(cat "$tmp/who")', not $user"
-mv -f "$new" "$file" || die "cannot rename $new to $file"
+	abort "the new kubeconfig authenticates as '$(cat "$tmp/who")', not $user"
+mv -f "$new" "$file" || abort "cannot rename $new to $file"
 new=
-echo "$file: $user on $server; $expires"
+echo "$file: $user on $server; $expires" >"$tmp/out"
+emit "$tmp/out" 0
+finish 0

@@ -13,18 +13,13 @@ L_MAJOR=nvidia.com/cuda.driver.major
 L_MINOR=nvidia.com/cuda.driver.minor
 L_REV=nvidia.com/cuda.driver.rev
 
-# gpudrv-lib.sh is in ../lib/gpudrv from this script's own directory, links
-# followed: where make puts it in the build tree, and make install beside BINDIR.
-self=$0
-while [ -h "$self" ]; do
-	link=$(readlink "$self") || { echo "$prog: cannot follow the link $self" >&2 && exit 2; }
-	case $link in /*) self=$link ;; *) self=$(dirname "$self")/$link ;; esac
-done
-here=$(dirname "$self")
-[ -r "$here/../lib/gpudrv/gpudrv-lib.sh" ] ||
-	{ echo "$prog: $here/../lib/gpudrv/gpudrv-lib.sh not found: install gpudrv whole (make install)" >&2 && exit 2; }
+# gpudrv-lib.sh is in ../lib/gpudrv from this script's real directory (links
+# followed): where make puts it in the build tree, and make install in LIBDIR.
+here=$(dirname -- "$(readlink -f -- "$0")")
+lib=$here/../lib/gpudrv/gpudrv-lib.sh
+[ -r "$lib" ] || { echo "$prog: $lib not found: install gpudrv whole (make install)" >&2 && exit 2; }
 # shellcheck source-path=SCRIPTDIR source=gpudrv-lib.sh
-. "$here/../lib/gpudrv/gpudrv-lib.sh"
+. "$lib"
 
 lab=0
 matrix=${GPUDRV_MATRIX:-$default_matrix}

@@ -83,7 +83,7 @@ cp "$P/bin/drv-tag.sh" lone/bin/
 t_run lone/bin/drv-tag.sh -h
 t_rc 2 "a script installed without its library"
 t_err "says which file it needs" \
-	"drv-tag.sh: lone/bin/../lib/gpudrv/gpudrv-lib.sh not found: install gpudrv whole (make install)"
+	"drv-tag.sh: $SCRATCH/lone/bin/../lib/gpudrv/gpudrv-lib.sh not found: install gpudrv whole (make install)"
 
 # -h answers even when the C tools cannot be found.
 mkdir -p bare/bin bare/lib/gpudrv
