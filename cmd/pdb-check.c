@@ -280,20 +280,30 @@ desired_for(const struct budget *b, long long e)
 }
 
 /*
- * Would the node's pods of b all be evicted if its status read healthy h,
- * expected e, desired d?  Its unready pods are then evicted without using the
- * budget when h >= d > 0 (eviction.go); the rest each take one disruption, of
- * the h - d the disruption controller allows (none when e is 0).
+ * The disruptions b must allow for its pods on the node, nr of them Ready
+ * and nu not, if its status read healthy h and desired d.  Each Ready pod
+ * takes one, for good.  An unready pod takes none under AlwaysAllow or when
+ * h >= d > 0 (eviction.go evicts it outright); otherwise its eviction needs
+ * one allowed but does not keep it: the pod was never counted healthy, so
+ * the disruption controller's next count gives it back, and kubectl drain
+ * retries.  So any number of such pods need one more, not one each.
  */
+static long long
+need_of(const struct budget *b, long long nr, long long nu, long long h, long long d)
+{
+	int free_unready = b->always_allow || (h >= d && d > 0);
+
+	return nr + (!free_unready && nu > 0);
+}
+
+/* Would they all be evicted if the status read healthy h, expected e, desired d? */
 static int
 passes(const struct budget *b, long long h, long long e, long long d)
 {
 	long long allowed = e > 0 && h > d ? h - d : 0;
-	long long need = (long long)(b->npods - b->unready);
+	long long nu = (long long)b->unready, nr = (long long)b->npods - nu;
 
-	if (!(h >= d && d > 0))
-		need += (long long)b->unready;
-	return need <= allowed;
+	return need_of(b, nr, nu, h, d) <= allowed;
 }
 
 /*
@@ -337,8 +347,10 @@ advise(const struct budget *b, char *out, size_t outsz)
 } while (0)
 
 	out[0] = '\0';
-	/* The highest desiredHealthy that lets the pods go, or -1. */
-	dmax = h - nready >= 1 ? h - nready : h >= n ? 0 : -1;
+	/* The highest desiredHealthy that lets the pods go, or -1 (at 0 an
+	 * unready pod is no longer evicted outright: not monotonic). */
+	for (dmax = h; dmax >= 0 && !passes(b, h, e, dmax); dmax--)
+		;
 	if (!b->minav.set && !b->maxun.set) {
 		ADD("set minAvailable or maxUnavailable (with neither the disruption controller "
 		    "allows no disruption)");
@@ -367,7 +379,8 @@ advise(const struct budget *b, char *out, size_t outsz)
 		ADD("add %lld ready replica%s elsewhere", r, r == 1 ? "" : "s");
 	else if ((r = fewest(b, 0)) > 0)
 		ADD("get %lld more of its pods Ready", r);
-	if (b->unready > 0 && nready <= b->allowed)
+	if (b->unready > 0 && !b->always_allow && !(h >= b->desired && b->desired > 0) &&
+	    nready <= b->allowed)
 		ADD("set unhealthyPodEvictionPolicy: AlwaysAllow (%zu of the pods %s not Ready)",
 		    b->unready, b->unready == 1 ? "is" : "are");
 	if (len == 0)
@@ -375,19 +388,30 @@ advise(const struct budget *b, char *out, size_t outsz)
 #undef ADD
 }
 
+/* The disruptions its pods on the node need of b, as its status reads now. */
+static long long
+needed(const struct budget *b)
+{
+	long long nu = (long long)b->unready;
+
+	return need_of(b, (long long)b->npods - nu, nu, b->healthy, b->desired);
+}
+
 /* Would evicting its pods on the node be refused (checkAndDecrement)? */
 static int
 budget_blocks(const struct budget *b)
 {
-	return b->npods > 0 && (b->missing != NULL || b->obsgen < b->gen || b->allowed < 0 ||
-	    b->disrupted > MAX_DISRUPTED || (long)b->npods > b->allowed);
+	long long n = needed(b);
+
+	return n > 0 && (b->missing != NULL || b->obsgen < b->gen || b->allowed < 0 ||
+	    b->disrupted > MAX_DISRUPTED || n > b->allowed);
 }
 
 static void
 budget_report(const struct budget *b)
 {
 	char adv[512], h[24], d[24], a[24];
-	size_t i;
+	size_t i, j;
 
 	if (!budget_blocks(b))
 		return;
@@ -409,16 +433,19 @@ budget_report(const struct budget *b)
 	else
 		advise(b, adv, sizeof adv);
 
+	/* the pods that draw on it: an unready one evicted outright does not */
 	printf("%s/%s BLOCKS ", b->ns, b->name);
-	for (i = 0; i < b->npods; i++)
-		printf("%s%s/%s", i ? "," : "", b->pods[i]->ns, b->pods[i]->name);
+	for (i = 0, j = 0; i < b->npods; i++)
+		if (b->pods[i]->ready || !(b->always_allow ||
+		    (b->healthy >= b->desired && b->desired > 0)))
+			printf("%s%s/%s", j++ ? "," : "", b->pods[i]->ns, b->pods[i]->name);
 	snprintf(h, sizeof h, b->has_healthy ? "%ld" : "-", b->healthy);
 	snprintf(d, sizeof d, b->has_desired ? "%ld" : "-", b->desired);
 	snprintf(a, sizeof a, b->has_allowed ? "%ld" : "-", b->allowed);
-	printf(" %s=%s currentHealthy=%s desiredHealthy=%s disruptionsAllowed=%s needed=%zu: %s\n",
+	printf(" %s=%s currentHealthy=%s desiredHealthy=%s disruptionsAllowed=%s needed=%lld: %s\n",
 	    b->maxun.set ? "maxUnavailable" : "minAvailable",
 	    b->maxun.set ? b->maxun.text : b->minav.set ? b->minav.text : "unset",
-	    h, d, a, b->npods, adv);
+	    h, d, a, needed(b), adv);
 }
 
 static void
@@ -533,7 +560,6 @@ main(int argc, char **argv)
 	/* Each pod once; only the budgets of its namespace are tried. */
 	for (i = 0; i < np; i++) {
 		struct pod *p = &pods[i];
-		struct budget *b;
 
 		if (p->nocontroller) {
 			printf("%s/%s NO-CONTROLLER: kubectl drain refuses a pod no controller "
@@ -563,11 +589,7 @@ main(int argc, char **argv)
 		}
 		if (nmatch == 0)
 			continue;
-		b = match[0];
-		/* An unready pod is evicted without using the budget (eviction.go). */
-		if (!p->ready && (b->always_allow || (b->healthy >= b->desired && b->desired > 0)))
-			continue;
-		budget_add(b, p);
+		budget_add(match[0], p);
 	}
 	for (i = 0; i < nb; i++) {
 		if (budget_blocks(&st.budgets[i]))

@@ -226,4 +226,47 @@ if [ -w /dev/full ]; then
 	t_grep "is a write error, not silence" err 'pdb-check: write error on stdout'
 fi
 
+# Unready pods of a budget that wants none healthy (desiredHealthy 0) are not
+# evicted outright: each eviction needs a disruption allowed, but gives it
+# back (the pod was never counted healthy), so however many there are they
+# need one between them, not one each.  (t/0950 found it on the API server:
+# kubectl drain passed where pdb-check said BLOCKS.)
+# ulist SPEC H D A E POD...: a List with one budget in namespace u selecting
+# app=u, and pods "NAME:READY" on gpu-node-7.
+ulist() {
+	spec=$1 h=$2 d=$3 a=$4 e=$5
+	shift 5
+	printf '{"kind": "List", "items": [{"kind": "PodDisruptionBudget", "metadata": {"name": "u-pdb", "namespace": "u", "generation": 1}, "spec": {%s, "selector": {"matchLabels": {"app": "u"}}}, "status": {"observedGeneration": 1, "currentHealthy": %s, "desiredHealthy": %s, "disruptionsAllowed": %s, "expectedPods": %s}}' \
+		"$spec" "$h" "$d" "$a" "$e"
+	for p in "$@"; do
+		printf ', {"kind": "Pod", "metadata": {"name": "%s", "namespace": "u", "labels": {"app": "u"}, "ownerReferences": [{"kind": "ReplicaSet", "name": "u-6d5c4b3a2", "controller": true}]}, "spec": {"nodeName": "gpu-node-7"}, "status": {"phase": "Running", "conditions": [{"type": "Ready", "status": "%s"}]}}' \
+			"${p%%:*}" "${p#*:}"
+	done
+	printf ']}\n'
+}
+ulist '"minAvailable": 0' 1 0 1 3 u-1:False u-2:False >u.json
+t_run pdb-check gpu-node-7 u.json
+t_rc 0 "two unready pods, minAvailable 0, one disruption allowed"
+t_out "pass: one allowed is enough for any number of them" OK
+ulist '"maxUnavailable": "100%"' 0 0 0 2 u-1:False u-2:False >u.json
+t_run pdb-check gpu-node-7 u.json
+t_rc 1 "two unready pods, maxUnavailable 100%, none allowed (no pod healthy)"
+t_out "block: they need one" \
+	"u/u-pdb BLOCKS u/u-1,u/u-2 maxUnavailable=100% currentHealthy=0 desiredHealthy=0 disruptionsAllowed=0 needed=1: add 1 ready replica elsewhere, or set unhealthyPodEvictionPolicy: AlwaysAllow (2 of the pods are not Ready)"
+ulist '"minAvailable": 0' 2 0 2 4 u-1:True u-2:True u-3:False >u.json
+t_run pdb-check gpu-node-7 u.json
+t_rc 1 "two Ready pods and an unready one, two disruptions allowed"
+t_out "block: the Ready ones use both up, the unready one needs one more" \
+	"u/u-pdb BLOCKS u/u-1,u/u-2,u/u-3 minAvailable=0 currentHealthy=2 desiredHealthy=0 disruptionsAllowed=2 needed=3: add 1 ready replica elsewhere, or set unhealthyPodEvictionPolicy: AlwaysAllow (1 of the pods is not Ready)"
+# A lower minAvailable is advised only if it lets the pods go: at 0 the
+# unready pod is no longer evicted outright.
+ulist '"minAvailable": 2' 2 2 0 3 u-1:True u-2:True u-3:False >u.json
+t_run pdb-check gpu-node-7 u.json
+t_rc 1 "two Ready pods and an unready one, minAvailable 2, none allowed"
+t_out "no minAvailable is advised: none would do" \
+	"u/u-pdb BLOCKS u/u-1,u/u-2 minAvailable=2 currentHealthy=2 desiredHealthy=2 disruptionsAllowed=0 needed=2: add 2 ready replicas elsewhere"
+ulist '"minAvailable": 2' 3 2 1 4 u-1:True u-2:False >u.json
+t_run pdb-check gpu-node-7 u.json
+t_rc 0 "a Ready pod and an unready one, minAvailable 2, one allowed"
+t_out "pass: the unready pod goes outright (3 >= 2 > 0)" OK
 t_done
