@@ -31,6 +31,7 @@ struct budget {
 	long gen, obsgen, healthy, desired, allowed, expected, disrupted;
 	int has_obsgen, has_healthy, has_desired, has_allowed, has_expected;
 	const char *missing; /* the first status field missing, or NULL */
+	char *syncfailed;    /* why the disruption controller cannot count it, or NULL */
 	/* The node's pods whose eviction draws on it. */
 	struct pod **pods;
 	size_t npods, cap, unready;
@@ -159,6 +160,18 @@ budget_read(struct budget *b, const cJSON *item, size_t i)
 		b->missing = "desiredHealthy";
 	else if (!b->has_expected)
 		b->missing = "expectedPods";
+	/* A DisruptionAllowed condition with reason SyncFailed: waiting will not help. */
+	cJSON_ArrayForEach(dp, j_get(st, "conditions")) {
+		const char *type = j_str(dp, "type"), *reason = j_str(dp, "reason");
+
+		const char *why;
+
+		if (type != NULL && reason != NULL && strcmp(type, "DisruptionAllowed") == 0 &&
+		    strcmp(reason, "SyncFailed") == 0 && b->syncfailed == NULL) {
+			why = qmsg(j_str(dp, "message") ? j_str(dp, "message") : "");
+			b->syncfailed = xstrndup(why, strlen(why));
+		}
+	}
 	/* kept as the number of its members (item_keys) */
 	dp = j_get(st, "disruptedPods");
 	if (cJSON_IsNumber(dp))
@@ -410,12 +423,17 @@ budget_blocks(const struct budget *b)
 static void
 budget_report(const struct budget *b)
 {
-	char adv[512], h[24], d[24], a[24];
+	char adv[1024], h[24], d[24], a[24];
 	size_t i, j;
 
 	if (!budget_blocks(b))
 		return;
-	if (b->missing != NULL && strcmp(b->missing, "observedGeneration") == 0)
+	if (b->syncfailed != NULL && (b->missing != NULL || b->obsgen < b->gen ||
+	    b->allowed < 0 || (long long)b->allowed < needed(b)))
+		snprintf(adv, sizeof adv, "the disruption controller cannot count its pods "
+		    "(condition DisruptionAllowed, reason SyncFailed: %s); fix what it says, "
+		    "waiting will not help", b->syncfailed);
+	else if (b->missing != NULL && strcmp(b->missing, "observedGeneration") == 0)
 		snprintf(adv, sizeof adv, "status never computed (no status.observedGeneration): "
 		    WAIT_DC);
 	else if (b->missing != NULL)
@@ -603,6 +621,7 @@ main(int argc, char **argv)
 		free(st.budgets[i].pods);
 		free(st.budgets[i].ns);
 		free(st.budgets[i].name);
+		free(st.budgets[i].syncfailed);
 		cJSON_Delete(st.budgets[i].selector);
 	}
 	for (i = 0; i < np; i++) {

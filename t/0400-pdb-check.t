@@ -269,4 +269,11 @@ ulist '"minAvailable": 2' 3 2 1 4 u-1:True u-2:False >u.json
 t_run pdb-check gpu-node-7 u.json
 t_rc 0 "a Ready pod and an unready one, minAvailable 2, one allowed"
 t_out "pass: the unready pod goes outright (3 >= 2 > 0)" OK
+# A budget the disruption controller cannot count (a selector that takes a
+# DaemonSet's pods: it has no scale subresource): waiting will not help.
+ulist '"maxUnavailable": 1' 0 0 0 0 u-1:True | sed 's/"status": {"observedGeneration": 1, "currentHealthy": 0, "desiredHealthy": 0, "disruptionsAllowed": 0, "expectedPods": 0}/"status": {"conditions": [{"type": "DisruptionAllowed", "status": "False", "reason": "SyncFailed", "message": "daemonsets.apps does not implement the scale subresource"}], "currentHealthy": 0, "desiredHealthy": 0, "disruptionsAllowed": 0, "expectedPods": 0}/' >sync.json
+t_run pdb-check gpu-node-7 sync.json
+t_rc 1 "a budget whose status the disruption controller cannot compute"
+t_out "says so, with the controller's words, not 'wait'" \
+	'u/u-pdb BLOCKS u/u-1 maxUnavailable=1 currentHealthy=0 desiredHealthy=0 disruptionsAllowed=0 needed=1: the disruption controller cannot count its pods (condition DisruptionAllowed, reason SyncFailed: "daemonsets.apps does not implement the scale subresource"); fix what it says, waiting will not help'
 t_done
