@@ -106,14 +106,15 @@ int
 text_is_json(const char *p, size_t n, const char *name)
 {
 	size_t i = text_start(p, n), e;
-	char *line;
+	char line[201];
 
 	if (i == n)
 		die("%s: empty input: expected kubectl JSON or YAML", name);
 	if (p[i] == '<') {
-		for (e = i; e < n && e - i < 200 && p[e] != '\n' && p[e] != '\r'; e++)
+		for (e = i; e < n && e - i < sizeof line - 1 && p[e] != '\n' && p[e] != '\r'; e++)
 			;
-		line = xstrndup(p + i, e - i);
+		memcpy(line, p + i, e - i);
+		line[e - i] = '\0';
 		die("%s: an HTML page, not kubectl output (did a proxy or load balancer answer "
 		    "instead of the API server?): %s", name, qstr(line));
 	}
