@@ -2,7 +2,10 @@
 # bench/run.sh: `make bench`.  Medians of RUNS runs (wall) and peak RSS
 # (/usr/bin/time -v), all measured in this one run, side by side with the
 # ratios against jq and against the whole-tree path.  Needs jq and GNU time.
-# BENCH_N: the list sizes (default "1000 5000"); RUNS (default 5).
+# BENCH_N: the node list sizes (default "1000 5000"); BENCH_PDB: the
+# pdb-check inputs, PODS,BUDGETS,NODES each (default "10000,1000,1000
+# 100000,10000,10000"; YAML too up to 10,000 pods); BENCH_CASES: which of
+# labels2tag, matrix-grep, pdb-check (default all three); RUNS (default 5).
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -12,6 +15,9 @@ out=$here/out
 gen=$out/gen-nodes
 runs=${RUNS:-5}
 sizes=${BENCH_N:-1000 5000}
+pdb_sizes=${BENCH_PDB:-10000,1000,1000 100000,10000,10000}
+cases=${BENCH_CASES:-labels2tag matrix-grep pdb-check}
+want() { case " $cases " in *" $1 "*) return 0 ;; esac; return 1; }
 
 for t in jq /usr/bin/time; do
 	command -v "$t" >/dev/null 2>&1 || {
@@ -65,9 +71,12 @@ row() { # NAME MEDIAN RSS VS_JQ VS_WHOLE
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1fx", a / b; else print "-" }'; }
 
-echo "gpudrv bench: $(nproc) CPU(s), $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo), $(date -u +%Y-%m-%d), $runs runs each"
-row "case" "median s" "peak MiB" "jq/this" "whole/this"
+echo "gpudrv bench: $(nproc) CPU(s), $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo), $(date -u +%Y-%m-%d), $runs runs each; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+if want labels2tag || want matrix-grep; then
+	row "case" "median s" "peak MiB" "jq/this" "whole/this"
+fi
 
+want labels2tag || sizes=
 for n in $sizes; do
 	"$gen" "$n" >"$out/nodes-$n.json"
 	"$gen" -y "$n" >"$out/nodes-$n.yaml"
@@ -101,16 +110,102 @@ for n in $sizes; do
 done
 
 # matrix-grep: 100,000 matrix rows against the tags of 5,000 nodes.
-"$gen" -m 100000 >"$out/matrix.csv"
-"$gen" 5000 | "$bin/labels2tag" >"$out/tags-5000"
-measure matrix-grep "$bin/matrix-grep" -m "$out/matrix.csv" "$out/tags-5000"
-row "matrix-grep: 100,000 rows x 5,000 nodes" "$med" "$rss" "-" "-"
+if want matrix-grep; then
+	"$gen" -m 100000 >"$out/matrix.csv"
+	"$gen" 5000 | "$bin/labels2tag" >"$out/tags-5000"
+	measure matrix-grep "$bin/matrix-grep" -m "$out/matrix.csv" "$out/tags-5000"
+	row "matrix-grep: 100,000 rows x 5,000 nodes" "$med" "$rss" "-" "-"
+fi
 
-# pdb-check: 50,000 pods on 5,000 nodes, 5,000 budgets.
-"$gen" -p 50000,5000 5000 >"$out/pods.json"
-measure pdb-check "$bin/pdb-check" gpu-node-00001 "$out/pods.json"
-row "pdb-check: 50,000 pods, 5,000 budgets" "$med" "$rss" "-" "-"
-"$gen" -p 100000,10000 10000 >"$out/pods2.json"
-measure pdb-check2 "$bin/pdb-check" gpu-node-00001 "$out/pods2.json"
-row "pdb-check: 100,000 pods, 10,000 budgets" "$med" "$rss" "-" "-"
-rm -f "$out/times" "$out/tv" "$out/err" "$out/l2t" "$out/whole" "$out/jq"
+# pdb-check: `kubectl get pdb,pods -A -o json` of a GPU cluster (gen-nodes
+# -p), streamed and whole, beside jq reading the same file.  The node asked
+# about: gpu-node-00001 (~9 pods, one its DaemonSet's).
+prow() { # NAME MEDIAN RSS VS_JQ VS_WHOLE
+	printf '%-66s %9s %10s %8s %10s\n' "$1" "$2" "$3" "$4" "$5"
+}
+mb() { awk -v b="$(wc -c <"$1")" 'BEGIN { printf "%.0f", b / 1e6 }'; }
+th() { # 100000 -> 100,000
+	echo "$1" | awk '{ n = $1; s = ""
+		while (length(n) > 3) { s = "," substr(n, length(n) - 2) s; n = substr(n, 1, length(n) - 3) }
+		print n s }'
+}
+# same FILE NODE...: the streamed and the whole-tree pdb-check -s say the
+# same (stdout, stderr, exit status) of FILE for each NODE.
+same() {
+	f=$1
+	shift
+	for s_node in "$@"; do
+		src=0 wrc=0
+		"$bin/pdb-check" -s "$s_node" "$f" >"$out/s.out" 2>"$out/s.err" || src=$?
+		GPUDRV_WHOLE_TREE=1 "$bin/pdb-check" -s "$s_node" "$f" >"$out/w.out" 2>"$out/w.err" || wrc=$?
+		if [ "$src" -gt 1 ] || [ "$src" != "$wrc" ] || ! cmp -s "$out/s.out" "$out/w.out" ||
+			! cmp -s "$out/s.err" "$out/w.err"; then
+			echo "bench: pdb-check streamed (exit $src) and whole (exit $wrc) disagree on $s_node in $f:" >&2
+			diff "$out/w.out" "$out/s.out" >&2 || :
+			diff "$out/w.err" "$out/s.err" >&2 || :
+			exit 2
+		fi
+		verdict="$verdict $s_node: $(if [ "$src" = 0 ]; then echo OK; else
+			echo "exit $src, $(grep -c . "$out/s.out") lines"; fi),"
+	done
+}
+if want pdb-check; then
+	echo
+	prow "pdb-check gpu-node-00001" "median s" "peak MiB" "jq/this" "whole/this"
+	node=gpu-node-00001
+	for spec in $pdb_sizes; do
+		np=${spec%%,*}
+		rest=${spec#*,}
+		nb=${rest%%,*}
+		nn=${rest#*,}
+		what="$(th "$np") pods, $(th "$nb") budgets"
+		f=$out/pdb-$np.json
+		"$gen" -p "$np,$nb" "$nn" >"$f"
+		cat "$f" >/dev/null # warm the page cache
+		verdict=
+		same "$f" "$node" gpu-node-00002 gpu-node-00003
+		echo "  (streamed = whole tree, pdb-check -s, on$verdict ${np} pods: $(($(wc -c <"$f") / np)) bytes of the file a pod)"
+		measure jq jq -c '.items|length' "$f"
+		jq_med=$med
+		prow "JSON $what ($(mb "$f") MB): jq -c '.items|length'" "$med" "$rss" "1.0x" "-"
+		measure whole env GPUDRV_WHOLE_TREE=1 "$bin/pdb-check" "$node" "$f"
+		whole_med=$med
+		prow "JSON $what: pdb-check, whole tree" "$med" "$rss" "$(ratio "$jq_med" "$med")" "1.0x"
+		measure stream "$bin/pdb-check" "$node" "$f"
+		prow "JSON $what: pdb-check, streamed" "$med" "$rss" "$(ratio "$jq_med" "$med")" \
+			"$(ratio "$whole_med" "$med")"
+		[ "$np" -le 10000 ] || { rm -f "$f"; continue; }
+		y=$out/pdb-$np.yaml
+		"$gen" -y -p "$np,$nb" "$nn" >"$y"
+		cat "$y" >/dev/null
+		verdict=
+		same "$y" "$node" gpu-node-00002 gpu-node-00003
+		echo "  (YAML: streamed = whole tree on$verdict $(($(wc -c <"$y") / np)) bytes a pod)"
+		measure whole-yaml env GPUDRV_WHOLE_TREE=1 "$bin/pdb-check" "$node" "$y"
+		whole_med=$med
+		prow "YAML $what ($(mb "$y") MB): pdb-check, whole tree" "$med" "$rss" "-" "1.0x"
+		measure stream-yaml "$bin/pdb-check" "$node" "$y"
+		prow "YAML $what: pdb-check, streamed" "$med" "$rss" "-" "$(ratio "$whole_med" "$med")"
+	done
+	# Memory with the pods alone grown: the largest size's pods, the first's budgets.
+	last=${pdb_sizes##* }
+	first=${pdb_sizes%% *}
+	np=${last%%,*}
+	nn=${last##*,}
+	nb=${first#*,}
+	nb=${nb%%,*}
+	if [ "$first" != "$last" ]; then
+		f=$out/pdb-$np-$nb.json
+		"$gen" -p "$np,$nb" "$nn" >"$f"
+		cat "$f" >/dev/null
+		verdict=
+		same "$f" "$node"
+		measure stream "$bin/pdb-check" "$node" "$f"
+		prow "JSON $(th "$np") pods, $(th "$nb") budgets ($(mb "$f") MB): pdb-check, streamed" \
+			"$med" "$rss" "-" "-"
+		rm -f "$f"
+	fi
+	echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+fi
+rm -f "$out/times" "$out/tv" "$out/err" "$out/l2t" "$out/whole" "$out/jq" "$out/s.out" \
+	"$out/s.err" "$out/w.out" "$out/w.err"
