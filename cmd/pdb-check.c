@@ -492,6 +492,9 @@ on_item(const struct item *it, void *arg)
 	struct state *st = arg;
 	const cJSON *spec, *on, *name, *ns;
 
+	if (it->event != NULL)
+		die("%s: a watch event (%s): pdb-check reads lists, not kubectl get -w", docname,
+		    it->event);
 	if (strcmp(it->kind, "PodDisruptionBudget") == 0) {
 		if (st->nb == st->bcap) {
 			st->bcap = st->bcap ? 2 * st->bcap : 64;
@@ -534,8 +537,10 @@ int
 main(int argc, char **argv)
 {
 	struct state st = { 0 };
+	/* Lists back to back are one cluster: kubectl get --raw of the budgets,
+	 * then of the pods (of the node: the drain evicts no other). */
 	struct doc_reader dr = { kinds, lists, "a List of PodDisruptionBudgets and Pods",
-		"; use kubectl get pdb,pods -A -o json", 0, 0, item_keys, on_item, on_end, NULL };
+		"; use kubectl get pdb,pods -A -o json", 0, 1, item_keys, on_item, on_end, NULL };
 	struct budget **idx, **match = NULL;
 	struct pod *pods;
 	const char *path;

@@ -252,6 +252,10 @@ pj '{"kind": "Status", "message": "forbidden", "code": 403}' "a Status"
 pj "{\"kind\": \"List\", \"items\": [{\"kind\": \"PodDisruptionBudget\", \"metadata\": {\"name\": \"b\", \"namespace\": \"n\"}, \"status\": {\"disruptedPods\": [1, 2]}}]}" "disruptedPods that is a list"
 pj "{\"kind\": \"List\", \"items\": [{\"kind\": \"Pod\", \"metadata\": {\"name\": \"p\", \"namespace\": \"n\", \"annotations\": {\"kubernetes.io/config.mirror\": \"x\", \"a\": 1, \"a\": 2}}, \"spec\": {\"nodeName\": \"gpu-node-7\"}}]}" "a duplicate key among skipped annotations"
 pj "{\"kind\": \"List\", \"items\": [$POD, {\"kind\": \"Pod\", \"metadata\": {\"namespace\": \"n\"}, \"spec\": {\"nodeName\": \"elsewhere\"}}]}" "a nameless pod on another node"
+pj "{\"kind\": \"PodDisruptionBudgetList\", \"items\": [$PDB]}{\"kind\": \"PodList\", \"items\": [$POD]}" "a budget list and a pod list back to back"
+pj "{\"kind\": \"PodList\", \"items\": [$POD]} {\"items\": [$PDB]}" "a pod list, then a list without kind"
+printf 'kind: PodList\nitems: []\n---\nkind: PodDisruptionBudgetList\nitems: []\n' >doc.yaml
+same "pdb-check: two YAML lists" gpu-node-7 doc.yaml
 unset CMD
 
 t_done

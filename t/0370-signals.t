@@ -97,7 +97,8 @@ while IFS='|' read -r what call phase; do
 done <<'EOF2'
 the node read|get --raw /api/v1/nodes/lab-node-1|none
 the node's fields|get node lab-node-1 -o jsonpath=*initial-state*|none
-the budgets|get pdb,pods -A -o json|none
+the budgets|get --raw /apis/policy/v1/poddisruptionbudgets|none
+the node's pods|get --raw /api/v1/pods[?]fieldSelector=*|none
 upgrade-required|label node lab-node-1 --overwrite nvidia.com/gpu-driver-upgrade-state=upgrade-required|none
 cordon-required|label node lab-node-1 --overwrite nvidia.com/gpu-driver-upgrade-state=cordon-required|none
 the cordon|cordon lab-node-1|cordoned
@@ -135,7 +136,7 @@ done
 for sig in TERM INT HUP; do
 	t_fake_cluster
 	FAKE_PDB=$DATA/pdb-lab.json PATH=$PWD/fakebin:$PATH t_bg drv-upgrade.sh -L -w 60 -m "$M" lab-node-1 550.90.07
-	t_until 15 logged '^--request-timeout=[0-9]*s get pdb,pods'
+	t_until 15 logged '^--request-timeout=[0-9]*s get --raw /apis/policy/v1/poddisruptionbudgets'
 	t_ok $? "drv-upgrade.sh -w 60 waits for headroom"
 	sleep 1
 	signal "$sig" 20

@@ -276,4 +276,22 @@ t_run pdb-check gpu-node-7 sync.json
 t_rc 1 "a budget whose status the disruption controller cannot compute"
 t_out "says so, with the controller's words, not 'wait'" \
 	'u/u-pdb BLOCKS u/u-1 maxUnavailable=1 currentHealthy=0 desiredHealthy=0 disruptionsAllowed=0 needed=1: the disruption controller cannot count its pods (condition DisruptionAllowed, reason SyncFailed: "daemonsets.apps does not implement the scale subresource"); fix what it says, waiting will not help'
+# kubectl get --raw of the budgets, then of the node's pods (drv-upgrade.sh's
+# step 2): two lists back to back, their items without kind, one cluster.
+PDBL='{"kind":"PodDisruptionBudgetList","apiVersion":"policy/v1","metadata":{"resourceVersion":"9"},"items":[{"metadata":{"name":"u-pdb","namespace":"u","generation":1},"spec":{"minAvailable":1,"selector":{"matchLabels":{"app":"u"}}},"status":{"observedGeneration":1,"currentHealthy":1,"desiredHealthy":1,"disruptionsAllowed":0,"expectedPods":1}}]}'
+PODL='{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"9"},"items":[{"metadata":{"name":"u-1","namespace":"u","labels":{"app":"u"},"ownerReferences":[{"kind":"ReplicaSet","name":"u-6d5c4b3a2","controller":true}]},"spec":{"nodeName":"gpu-node-7"},"status":{"phase":"Running","conditions":[{"type":"Ready","status":"True"}]}}]}'
+printf '%s%s' "$PDBL" "$PODL" >raw.json
+t_run pdb-check gpu-node-7 raw.json
+t_rc 1 "a budget list and a pod list back to back, as get --raw gives them"
+t_out "are one cluster: the budget blocks the pod" \
+	"u/u-pdb BLOCKS u/u-1 minAvailable=1 currentHealthy=1 desiredHealthy=1 disruptionsAllowed=0 needed=1: lower minAvailable to 0, or add 1 ready replica elsewhere"
+printf '%s\n%s\n' "$PODL" "$PDBL" >raw.json
+t_run pdb-check gpu-node-7 raw.json
+t_rc 1 "the pods first, then the budgets"
+t_out "the same" \
+	"u/u-pdb BLOCKS u/u-1 minAvailable=1 currentHealthy=1 desiredHealthy=1 disruptionsAllowed=0 needed=1: lower minAvailable to 0, or add 1 ready replica elsewhere"
+printf '{"type": "ADDED", "object": {"kind": "Pod", "metadata": {"name": "p", "namespace": "n"}}}\n' >ev.json
+t_run pdb-check gpu-node-7 ev.json
+t_rc 2 "a watch event"
+t_err "is not a list" "pdb-check: ev.json: a watch event (ADDED): pdb-check reads lists, not kubectl get -w"
 t_done

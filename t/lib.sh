@@ -270,7 +270,8 @@ case $* in
 "get node $n -o jsonpath="*initial-state*) printf '%s\n%s\n%s\n%s' "$(v state)" "$(v unsched)" "$(v driver)" "$(v initial)" ;;
 "get node $n -o jsonpath={.spec.unschedulable} "*) printf '%s %s' "$(v unsched)" "$(v state)" ;;
 "get node $n -o jsonpath="*) printf '%s' "$(v driver)" ;;
-"get pdb,pods -A -o json") cat "$FAKE_PDB" ;;
+"get --raw /apis/policy/v1/poddisruptionbudgets") cat "$FAKE_PDB" ;;
+"get --raw /api/v1/pods?fieldSelector=spec.nodeName%3D$n") printf '{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[]}\n' ;;
 "label node $n --overwrite $S="*) echo "${5#*=}" >"$F/fake/state" && echo "node/$n labeled" ;;
 "label node $n $S-") : >"$F/fake/state" && echo "node/$n unlabeled" ;;
 "label node $n --overwrite nvidia.com/cuda.driver.major="*)
