@@ -305,7 +305,7 @@ pdb-check -s "$node" "$f-json.json" >"$f-v1" || :
 pdb-check -s "$node" "$f-snap.json" >"$f-v2" || :
 { kubectl get --raw /apis/policy/v1/poddisruptionbudgets
 	kubectl get --raw "/api/v1/pods?fieldSelector=spec.nodeName%3D$node"; } |
-	jq -c -s "$merge" | pdb-check -s "$node" >"$f-v3" || :
+	pdb-check -s "$node" >"$f-v3" || :
 if ! cmp -s "$f-v1" "$f-v2" || ! cmp -s "$f-v1" "$f-v3"; then
 	die "the three forms of pdb-check disagree ($f-v1, -v2, -v3)"
 fi
@@ -313,14 +313,16 @@ rm -f "$f-json.json"
 
 c_json() { kubectl get pdb,pods -A -o json | pdb-check "$node"; }
 c_json_only() { kubectl get pdb,pods -A -o json; }
+# pdb-check reads the two lists back to back as one cluster.
 c_raw() {
 	{ kubectl get --raw /apis/policy/v1/poddisruptionbudgets; kubectl get --raw /api/v1/pods; } |
-		jq -c -s "$merge" | pdb-check "$node"
+		pdb-check "$node"
 }
+# What drv-upgrade.sh asks: every budget, and the node's pods.
 c_sel() {
 	{ kubectl get --raw /apis/policy/v1/poddisruptionbudgets
 		kubectl get --raw "/api/v1/pods?fieldSelector=spec.nodeName%3D$node"; } |
-		jq -c -s "$merge" | pdb-check "$node"
+		pdb-check "$node"
 }
 c_check() { pdb-check "$node" "$f-snap.json"; }
 c_pods() { kubectl get --raw /api/v1/pods; }
@@ -364,14 +366,14 @@ row "bare list: kubectl get --raw /apis/policy/v1/poddisruptionbudgets" "$(med c
 row "bare lists, both" "$(med c_both)"
 row "kubectl get pdb,pods -A -o json (alone)" "$(med c_json_only)"
 row "kubectl get pdb,pods -A -o json | pdb-check NODE" "$(med c_json)"
-row "both --raw lists | jq -s (one List) | pdb-check NODE" "$(med c_raw)"
-row "--raw budgets + NODE's pods (fieldSelector) | jq -s | pdb-check NODE" "$(med c_sel)"
+row "both --raw lists, back to back | pdb-check NODE" "$(med c_raw)"
+row "--raw budgets + NODE's pods (fieldSelector) | pdb-check NODE (drv-upgrade.sh)" "$(med c_sel)"
 row "pdb-check NODE <the --raw lists as one List, a file of $(($(wc -c <"$f-snap.json") / 1000000)) MB>" "$(med c_check)"
 row "kubectl drain NODE --dry-run=server --ignore-daemonsets --delete-emptydir-data" "$(med c_drain)"
 row "drv-states.sh -m <100,000-row matrix>" "$(med c_states)"
 awk -v j="$(med c_json)" -v r="$(med c_raw)" -v s="$(med c_sel)" -v b="$(med c_both)" \
 	-v d="$(med c_drain)" 'BEGIN {
-	printf "ratios to the bare lists: -o json | pdb-check %.2fx, --raw | jq | pdb-check %.2fx, fieldSelector form %.2fx\n", j / b, r / b, s / b
+	printf "ratios to the bare lists: -o json | pdb-check %.2fx, --raw | pdb-check %.2fx, fieldSelector form %.2fx\n", j / b, r / b, s / b
 	printf "ratios to kubectl drain --dry-run=server: %.2fx, %.2fx, %.2fx\n", j / d, r / d, s / d }'
 
 # drv-upgrade.sh -L of another node: refused by a budget, then let through.
