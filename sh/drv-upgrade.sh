@@ -265,6 +265,9 @@ set_state upgrade-required || on_fail "the API refused a label" 2
 set_state cordon-required || on_fail "the API refused a label" 2
 phase=cordoned
 kc /dev/null "$tmp/err" cordon "$node" || on_fail "cordon failed: $(cat "$tmp/err")" 2
+# kubectl cordon exits 0 even when the API refuses the patch: look.
+field '{.spec.unschedulable}' || on_fail "cannot read the node after the cordon: $(cat "$tmp/err")" 2
+[ "$val" = true ] || on_fail "the cordon did not take: the API left the node schedulable" 2
 cordoned=1
 set_state pod-deletion-required || on_fail "the API refused a label" 2
 set_state drain-required || on_fail "the API refused a label" 2
@@ -317,6 +320,8 @@ say "$node: the node reports driver $version"
 set_state uncordon-required || on_fail "the API refused a label" 2
 if [ "$we_cordoned" = 1 ]; then
 	kc /dev/null "$tmp/err" uncordon "$node" || on_fail "uncordon failed: $(cat "$tmp/err")" 2
+	field '{.spec.unschedulable}' || on_fail "cannot read the node after the uncordon: $(cat "$tmp/err")" 2
+	[ "$val" != true ] || on_fail "the uncordon did not take: the node is still cordoned" 2
 	cordoned=0
 else
 	say "$node: left cordoned: it was unschedulable before the upgrade began"

@@ -269,6 +269,7 @@ case $* in
 	;;
 "get node $n -o jsonpath="*initial-state*) printf '%s\n%s\n%s\n%s' "$(v state)" "$(v unsched)" "$(v driver)" "$(v initial)" ;;
 "get node $n -o jsonpath={.spec.unschedulable} "*) printf '%s %s' "$(v unsched)" "$(v state)" ;;
+"get node $n -o jsonpath={.spec.unschedulable}") printf '%s' "$(v unsched)" ;;
 "get node $n -o jsonpath="*) printf '%s' "$(v driver)" ;;
 "get --raw /apis/policy/v1/poddisruptionbudgets") cat "$FAKE_PDB" ;;
 "get --raw /api/v1/pods?fieldSelector=spec.nodeName%3D$n") printf '{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[]}\n' ;;
@@ -280,7 +281,11 @@ case $* in
 	;;
 "annotate node $n --overwrite $I=true") echo true >"$F/fake/initial" && echo "node/$n annotated" ;;
 "annotate node $n $I-") : >"$F/fake/initial" && echo "node/$n annotated" ;;
-"cordon $n") echo true >"$F/fake/unsched" && echo "node/$n cordoned" ;;
+"cordon $n")
+	# FAKE_CORDON_NOOP=1: as kubectl cordon does when the API refuses it, exit 0
+	[ "${FAKE_CORDON_NOOP:-0}" = 1 ] || echo true >"$F/fake/unsched"
+	echo "node/$n cordoned"
+	;;
 "uncordon $n") : >"$F/fake/unsched" && echo "node/$n uncordoned" ;;
 "drain $n "*) echo "node/$n already cordoned" && echo "node/$n drained" ;;
 "delete pod "*) echo 'pod "nvidia-driver-daemonset-x" deleted' ;;
