@@ -284,9 +284,9 @@ on_event(struct dstate *st, const cJSON *top, const char *type)
 		die("%s: a watch event of type %s (ADDED, MODIFIED, DELETED, BOOKMARK or ERROR "
 		    "expected)", st->name, qstr(type));
 	if (!cJSON_IsObject(obj))
-		die("%s: a %s watch event whose object is %s", st->name, type, j_type(obj));
+		die("%s: a watch event (%s) whose object is %s", st->name, type, j_type(obj));
 	if (one_of(k, dr->kinds) < 0)
-		die("%s: a %s watch event of %s, not %s", st->name, type,
+		die("%s: a watch event (%s) of %s, not %s", st->name, type,
 		    k ? qstr(k) : "an object with no kind", what);
 	give(st, &item);
 	if (st->fault[H_LIST][0] != '\0')

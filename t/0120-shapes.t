@@ -100,7 +100,7 @@ t_err "is named as one" \
 printf '{"type": "ADDED", "object": {"kind": "Pod", "metadata": {"name": "p"}}}\n' >podev.json
 t_run labels2tag -w podev.json
 t_rc 2 "-w: an event of a Pod"
-t_err "is refused" 'labels2tag: podev.json: a ADDED watch event of "Pod", not a Node'
+t_err "is refused" 'labels2tag: podev.json: a watch event (ADDED) of "Pod", not a Node'
 
 # kubectl get nodes -w -o yaml: documents after "---".
 { cat "$DATA/node-1.yaml"; echo ---; sed 's/lab-node-1/gpu-c/g' "$DATA/node-1.yaml"; } >watch.yaml
