@@ -14,20 +14,10 @@ runs=${RUNS:-5}
 mkdir -p "$out"
 [ -x "$out/gen-nodes" ] || { echo "bench: $out/gen-nodes missing: run make bench-audit" >&2; exit 2; }
 
-# A sandbox apart from the one the tests and the lab use.
-GPUDRV_SANDBOX_DIR=$root/.sandbox-bench
-GPUDRV_SANDBOX_PORT_BASE=${BENCH_PORT_BASE:-27440}
-export GPUDRV_SANDBOX_DIR GPUDRV_SANDBOX_PORT_BASE
-if [ -d "$root/.sandbox/bin" ] && [ ! -d "$GPUDRV_SANDBOX_DIR/bin" ]; then
-	mkdir -p "$GPUDRV_SANDBOX_DIR"
-	cp -R "$root/.sandbox/bin" "$GPUDRV_SANDBOX_DIR/bin"
-fi
-trap 'sh "$root/sandbox/down.sh" >/dev/null 2>&1 || :' EXIT
-trap 'exit 130' INT TERM
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$here/lib.sh"
+bench_sandbox
 sh "$root/sandbox/up.sh" >/dev/null 2>"$out/audit-up.log" || { tail "$out/audit-up.log" >&2; exit 2; }
-KUBECONFIG=$GPUDRV_SANDBOX_DIR/kubeconfig
-PATH=$GPUDRV_SANDBOX_DIR/bin:$root/bin:$PATH
-export KUBECONFIG PATH
 
 echo "bench: creating $n GPU nodes (gen-nodes, ~25 KB each)" >&2
 "$out/gen-nodes" "$n" >"$out/audit-nodes.json"

@@ -41,19 +41,9 @@ for t in jq curl; do
 	command -v "$t" >/dev/null 2>&1 || { echo "bench: $t is missing" >&2; exit 2; }
 done
 
-# A sandbox apart from the one the tests and the lab use.
-GPUDRV_SANDBOX_DIR=$root/.sandbox-bench
-GPUDRV_SANDBOX_PORT_BASE=${BENCH_PORT_BASE:-30440}
-export GPUDRV_SANDBOX_DIR GPUDRV_SANDBOX_PORT_BASE
-if [ -d "$root/.sandbox/bin" ] && [ ! -d "$GPUDRV_SANDBOX_DIR/bin" ]; then
-	mkdir -p "$GPUDRV_SANDBOX_DIR"
-	cp -R "$root/.sandbox/bin" "$GPUDRV_SANDBOX_DIR/bin"
-fi
-trap 'sh "$root/sandbox/down.sh" >/dev/null 2>&1 || :' EXIT
-trap 'exit 130' INT TERM
-KUBECONFIG=$GPUDRV_SANDBOX_DIR/kubeconfig
-PATH=$GPUDRV_SANDBOX_DIR/bin:$root/bin:$PATH
-export KUBECONFIG PATH
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$here/lib.sh"
+bench_sandbox
 f=$out/fleet # the run's files: $f-*
 
 ms() { echo $(($(date +%s%N) / 1000000)); }

@@ -76,16 +76,8 @@ t_rc 0 "drv-upgrade.sh with the image and the headroom"
 t_grep "ends with the node, its state, version and tag" out '^lab-node-1 upgrade-done 550.90.07 550-5.15.0-107-generic-ubuntu22.04$'
 t_grep "runs the audit last" out '^audit: OK$'
 sed -n 's/^drv-upgrade.sh: lab-node-1: nvidia.com\/gpu-driver-upgrade-state=//p' err >states
-t_cmp "moves through the operator's states in order" - states <<'EOF2'
-upgrade-required
-cordon-required
-pod-deletion-required
-drain-required
-pod-restart-required
-validation-required
-uncordon-required
-upgrade-done
-EOF2
+e2e_states states.all
+t_cmp "moves through the operator's states in order" states.all states
 t_run kubectl get node lab-node-1 -o 'jsonpath={.spec.unschedulable}/{.metadata.labels.nvidia\.com/cuda\.driver\.major}.{.metadata.labels.nvidia\.com/cuda\.driver\.minor}.{.metadata.labels.nvidia\.com/cuda\.driver\.rev}/{.metadata.labels.nvidia\.com/gpu-driver-upgrade-state}'
 t_val "the node is schedulable, labelled 550.90.07 and upgrade-done" /550.90.07/upgrade-done
 e2e_until 90 running 1 spec.nodeName=lab-node-1

@@ -157,16 +157,7 @@ no_forbidden() { # no_forbidden DESC: nothing in err was refused
 	if grep -qi forbidden err; then t_ok 1 "$1"; t_diag <err; else t_ok 0 "$1"; fi
 }
 states() { sed -n "s/^drv-upgrade.sh: $1: nvidia.com\/gpu-driver-upgrade-state=//p" err >states; }
-cat >states.all <<'EOF2'
-upgrade-required
-cordon-required
-pod-deletion-required
-drain-required
-pod-restart-required
-validation-required
-uncordon-required
-upgrade-done
-EOF2
+e2e_states states.all
 
 # 1. The auditor: the three read-only scripts work.
 t_run as_auditor drv-tag.sh lab-node-1

@@ -143,3 +143,10 @@ e2e_holder_release() {
 	# shellcheck disable=SC2016 # expanded by the inner sh
 	e2e_until 60 sh -c '[ -z "$(kubectl -n gpu-drv get pods -l app=holder -o name)" ]'
 }
+
+# e2e_states FILE: the eight upgrade states drv-upgrade.sh moves a node
+# through, in the GPU Operator's order, one a line.
+e2e_states() {
+	printf '%s\n' upgrade-required cordon-required pod-deletion-required drain-required \
+		pod-restart-required validation-required uncordon-required upgrade-done >"$1"
+}
