@@ -7,7 +7,7 @@
 
 #include "gpudrv.h"
 
-static const char usage[] = "[-cnNsuw] [-b branch] [-k kernel] [file]";
+static const char usage[] = "[-cnNsuw] [-b version | -t targets] [-k kernel] [file]";
 
 struct opts {
 	int names;   /* 1 always, 0 never, -1 for lists only */
@@ -16,6 +16,9 @@ struct opts {
 	int state;   /* append the upgrade state and schedulability */
 	int watch;   /* documents back to back, each printed as it ends */
 	struct tag_override ov;
+	struct targets *targets;
+	char *ostag;  /* the first node's, to tell a mixed fleet (-t) */
+	int mixed;
 	int bad;
 	/*
 	 * Lines and messages are held until the whole document has been read and
@@ -91,6 +94,7 @@ one_node(const struct item *it, void *arg)
 	size_t index = it->index;
 	/* kubectl get -w --output-watch-events: each line says its event. */
 	const char *ev = it->event ? it->event : "", *sp = it->event ? " " : "";
+	struct tag_override ov = o->ov;
 
 	if (name == NULL) {
 		const char *raw = j_str(j_get(node, "metadata"), "name");
@@ -104,7 +108,25 @@ one_node(const struct item *it, void *arg)
 	}
 	if (state == NULL || *state == '\0' || !tag_charset_ok(state))
 		state = "-";
-	if (node_tag(node, &o->ov, tag, sizeof tag, row, sizeof row, &f) != 0) {
+	if (o->targets != NULL) {
+		struct target t;
+		int r = target_of(o->targets, node, &t);
+
+		if (r == 1) {
+			fprintf(o->out, "%s%s%s SKIP %s:%s\n", ev, sp, name, t.skip, t.source);
+			return;
+		}
+		if (r < 0) {
+			note(o, "node %s: %s and %s both select it: the GPU Operator assigns no "
+			    "NVIDIADriver while they do", name, t.source, t.other);
+			if (o->unknown)
+				fprintf(o->out, "%s%s%s UNKNOWN conflict:nvidiadriver\n", ev, sp, name);
+			o->bad = 1;
+			return;
+		}
+		ov.branch = t.version;
+	}
+	if (node_tag(node, &ov, tag, sizeof tag, row, sizeof row, &f) != 0) {
 		const cJSON *v = j_get(node_labels(node), f.label);
 
 		if (strcmp(f.label, "metadata.labels") == 0)
@@ -126,6 +148,18 @@ one_node(const struct item *it, void *arg)
 		o->bad = 1;
 		return;
 	}
+	if (o->targets != NULL && targets_one_ostag(o->targets) && !o->mixed) {
+		const char *os = strrchr(row, ',') + 1;
+
+		if (o->ostag == NULL)
+			o->ostag = xstrndup(os, strlen(os));
+		else if (strcmp(o->ostag, os) != 0) {
+			warnf("the GPU nodes have more than one OS tag (%s, %s): under a "
+			    "ClusterPolicy the GPU Operator gives every node the OS tag of one "
+			    "node; NVIDIADriver objects give each node its own", o->ostag, os);
+			o->mixed = 1;
+		}
+	}
 	fprintf(o->out, "%s%s", ev, sp);
 	if (names)
 		fprintf(o->out, "%s ", name);
@@ -139,13 +173,14 @@ int
 main(int argc, char **argv)
 {
 	struct opts o = { .names = -1 };
-	struct node_reader nr = { one_node, end_doc, NULL, 0, 0 };
+	struct node_reader nr = { one_node, end_doc, NULL, 0, 0, 0 };
 	const char *why;
 	char tmp[TAG_MAX + 1];
+	const char *targets = NULL;
 	int c, rc, trouble;
 
 	setprogname(argv[0]);
-	while ((c = nextopt(argc, argv, "cnNsuwb:k:h", usage)) != -1) {
+	while ((c = nextopt(argc, argv, "cnNsuwb:k:t:h", usage)) != -1) {
 		switch (c) {
 		case 'c': o.row = 1; break;
 		case 's': o.state = 1; break;
@@ -155,21 +190,32 @@ main(int argc, char **argv)
 		case 'w': o.watch = 1; break;
 		case 'b': o.ov.branch = optarg; break;
 		case 'k': o.ov.kernel = optarg; break;
+		case 't': targets = optarg; break;
 		}
 	}
-	if (argc - optind > 1)
+	if (argc - optind > 1 || (targets && o.ov.branch))
 		usage_exit(usage);
+	o.ov.rule = tagrule_env();
 	if (o.ov.branch && tag_build(tmp, sizeof tmp, o.ov.branch, "k", "os", &why) != 0)
 		die("-b %s: %s", qstr(o.ov.branch), why);
 	if (o.ov.kernel && tag_build(tmp, sizeof tmp, "0", o.ov.kernel, "os", &why) != 0)
 		die("-k %s: %s", qstr(o.ov.kernel), why);
 
+	if (targets != NULL) {
+		if (strcmp(targets, "-") == 0 && (argv[optind] == NULL || strcmp(argv[optind], "-") == 0))
+			die("-t -: the nodes and the targets cannot both be standard input");
+		o.targets = targets_load(targets);
+		o.names = 1;
+		nr.all_labels = 1;
+	}
 	hold(&o);
 	nr.arg = &o;
 	nr.want_spec = o.state;
 	nr.many = o.watch;
 	trouble = nodes_read(argv[optind], &nr);
 	release(&o);
+	targets_free(o.targets);
+	free(o.ostag);
 	rc = fshut(stdout, "stdout");
 	return rc ? rc : o.bad || trouble ? EXIT_TROUBLE : EXIT_CLEAN;
 }

@@ -15,17 +15,20 @@ item_ref(const char *s)
 	return s[0] == '#' && s[1] != '\0' && strspn(s + 1, "0123456789") == strlen(s + 1);
 }
 
-/* labels2tag -u's reason: <fault>:<label key>. */
+static const char *const faults[] = { "missing", "empty", "not-a-string", "invalid",
+	"conflict", NULL };
+static const char *const skips[] = { "not-precompiled", "driver-disabled", "no-owner", NULL };
+
+/* labels2tag's reason: <fault>:<label key> (-u), <skip>:<source> (-t). */
 static int
-reason_ok(const char *s)
+reason_ok(const char *s, const char *const *kinds)
 {
 	const char *colon = strchr(s, ':');
-	static const char *kinds[] = { "missing", "empty", "not-a-string", "invalid" };
 	size_t i, k = colon ? (size_t)(colon - s) : 0;
 
 	if (colon == NULL || colon[1] == '\0')
 		return 0;
-	for (i = 0; i < 4; i++)
+	for (i = 0; kinds[i] != NULL; i++)
 		if (strlen(kinds[i]) == k && strncmp(s, kinds[i], k) == 0)
 			return strspn(colon + 1, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 			    "0123456789._/-") == strlen(colon + 1);
@@ -59,10 +62,17 @@ main(int argc, char **argv)
 		snprintf(shown, sizeof shown, "%s", line);
 		n = split_fields(line, f, 4);
 		if (n == 3 && strcmp(f[1], "UNKNOWN") == 0 &&
-		    (dns_subdomain_ok(f[0]) || item_ref(f[0])) && reason_ok(f[2])) {
+		    (dns_subdomain_ok(f[0]) || item_ref(f[0])) && reason_ok(f[2], faults)) {
 			/* A node whose tag could not be built: pass it on, never OK. */
 			printf("%s UNKNOWN %s\n", f[0], f[2]);
 			unknown++;
+			nodes++;
+			continue;
+		}
+		if (n == 3 && strcmp(f[1], "SKIP") == 0 && dns_subdomain_ok(f[0]) &&
+		    reason_ok(f[2], skips)) {
+			/* No precompiled image to look for (labels2tag -t): said, not counted. */
+			printf("%s SKIP %s\n", f[0], f[2]);
 			nodes++;
 			continue;
 		}

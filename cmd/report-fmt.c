@@ -83,7 +83,7 @@ main(int argc, char **argv)
 	const char *audit = NULL, *matrix_path = NULL, *state;
 	struct count c = { 0 };
 	struct matrix *m;
-	struct node_reader nr = { count_node, end_doc, NULL, 0, 0 };
+	struct node_reader nr = { count_node, end_doc, NULL, 0, 0, 0 };
 	struct tagfault f;
 	char tag[TAG_MAX + 1], key[300], *k;
 	size_t missing, unknown, rows;

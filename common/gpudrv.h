@@ -159,9 +159,15 @@ cJSON *doc_parse(const struct input *in);
 
 int tag_charset_ok(const char *s);   /* non-empty, only [A-Za-z0-9_.-] */
 int tag_valid(const char *s);        /* OCI tag grammar */
+/* The GPU Operator release whose OS tag rule is followed (tag.c says each). */
+enum tagrule { RULE_2607, RULE_2603, RULE_2510 };
+int tagrule_parse(const char *s, enum tagrule *out); /* "26.7", "v26.3", ...: 0 or -1 */
+enum tagrule tagrule_env(void);      /* GPUDRV_TAG_RULE, default 26.7 */
+#define DRIVER_WHAT "is not a driver branch or version (digits and dots, e.g. 550 or 535.104.05)"
+int driver_ok(const char *s);        /* a branch or a version, digits and dots */
 /* Both return 0, or the 1-based number of the faulty part with *why set. */
 int ostag_build(char *out, size_t outsz, const char *id, const char *version_id,
-                const char **why);
+                enum tagrule rule, const char **why);
 int tag_build(char *out, size_t outsz, const char *branch, const char *kernel,
               const char *ostag, const char **why);
 
@@ -174,6 +180,7 @@ struct tagfault {
 struct tag_override {
 	const char *branch; /* use instead of the node's driver major, or NULL */
 	const char *kernel; /* use instead of the node's kernel, or NULL */
+	enum tagrule rule;  /* the OS tag rule */
 };
 int dns_subdomain_ok(const char *s);
 const char *node_name(const cJSON *node);            /* valid name or NULL */
@@ -194,8 +201,24 @@ struct node_reader {
 	void (*end)(int ok, void *arg);
 	void *arg;
 	int want_spec, many;
+	int all_labels; /* keep every label, not only those gpudrv reads */
 };
 int nodes_read(const char *path, const struct node_reader *nr); /* as doc_each */
+
+/* target.c: the driver the GPU Operator will deploy on each node. */
+struct targets;
+struct target {
+	const char *version; /* the driver part of the tag, or NULL */
+	const char *skip;    /* why the node needs no precompiled image, or NULL */
+	const char *source;  /* "clusterpolicy/NAME", "nvidiadriver/NAME", a label */
+	const char *other;   /* a second NVIDIADriver selecting the node */
+};
+/* ClusterPolicy and NVIDIADriver objects (lists back to back); dies on error. */
+struct targets *targets_load(const char *path);
+/* 0 and version; 1 and skip; -1: two NVIDIADrivers select the node. */
+int target_of(const struct targets *t, const cJSON *node, struct target *out);
+int targets_one_ostag(const struct targets *t); /* the ClusterPolicy decides */
+void targets_free(struct targets *t);
 
 /* matrix.c: the set of tags that exist (CSV matrix, tag list, or skopeo JSON). */
 struct matrix;

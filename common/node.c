@@ -109,7 +109,7 @@ node_tag(const cJSON *node, const struct tag_override *ov, char *out, size_t out
 	    node_label(node, L_OSVER, &ver, f) != 0)
 		return -1;
 	f->kind = "invalid";
-	if ((bad = ostag_build(ostag, sizeof ostag, id, ver, &why)) != 0) {
+	if ((bad = ostag_build(ostag, sizeof ostag, id, ver, ov ? ov->rule : RULE_2607, &why)) != 0) {
 		f->label = bad == 1 ? L_OSID : L_OSVER;
 		f->detail = why;
 		return -1;
@@ -136,11 +136,15 @@ static const struct kspec labels[] = { { L_MAJOR, NULL }, { L_KERNEL, NULL },
 	{ NULL, NULL } };
 static const struct kspec meta[] = { { "name", NULL }, { "labels", labels },
 	{ NULL, NULL } };
+static const struct kspec meta_all[] = { { "name", NULL }, { "labels", NULL },
+	{ NULL, NULL } };
 static const struct kspec spec[] = { { "unschedulable", NULL }, { NULL, NULL } };
 static const struct kspec keys[] = { { "kind", NULL }, { "metadata", meta },
 	{ "spec", spec }, { NULL, NULL } };
 static const struct kspec nospec[] = { { "kind", NULL }, { "metadata", meta },
 	{ NULL, NULL } };
+static const struct kspec keys_all[] = { { "kind", NULL }, { "metadata", meta_all },
+	{ "spec", spec }, { NULL, NULL } };
 static const char *const node_kinds[] = { "Node", NULL };
 static const char *const node_lists[] = { "NodeList", NULL };
 
@@ -164,7 +168,8 @@ int
 nodes_read(const char *path, const struct node_reader *nr)
 {
 	struct doc_reader dr = { node_kinds, node_lists, "a Node nor a list of Nodes", NULL,
-		1, nr->many, nr->want_spec ? keys : nospec, node_item, node_end, NULL };
+		1, nr->many, nr->all_labels ? keys_all :
+		nr->want_spec ? keys : nospec, node_item, node_end, NULL };
 
 	dr.arg = (void *)nr;
 	return doc_each(path, &dr);

@@ -39,16 +39,53 @@ tag_valid(const char *s)
 }
 
 /*
- * OS tag = os-release ID followed by VERSION_ID (ubuntu + 22.04 = ubuntu22.04).
- * The GPU Operator drops the minor version for Rocky Linux and for RHEL 10 and
- * later (rocky9, rhel10), and so do we.
+ * The GPU Operator's OS tag rule, by release:
+ *   26.7 (v26.7.0 on): ID then VERSION_ID, the minor version dropped for rhel,
+ *        rocky and ol (rhel9, ol9, rocky9); every other ID keeps it whole
+ *        (ubuntu22.04, rhcos4.16, sles15-SP6, talosv1.12.6).
+ *   26.3 (v26.3.x): the minor dropped for rocky, and for rhel 10 and later
+ *        (rhel10, but rhel9.4).
+ *   25.10 (v25.10.x and before): VERSION_ID always whole (rhel9.4, rocky9.4).
  */
+static const struct {
+	const char *name;
+	enum tagrule rule;
+} rules[] = { { "26.7", RULE_2607 }, { "26.3", RULE_2603 }, { "25.10", RULE_2510 } };
+
+int
+tagrule_parse(const char *s, enum tagrule *out)
+{
+	size_t i;
+
+	if (s != NULL && s[0] == 'v')
+		s++;
+	for (i = 0; s != NULL && i < sizeof rules / sizeof rules[0]; i++)
+		if (strcmp(s, rules[i].name) == 0) {
+			*out = rules[i].rule;
+			return 0;
+		}
+	return -1;
+}
+
+/* GPUDRV_TAG_RULE, or today's rule; dies on a value that names none. */
+enum tagrule
+tagrule_env(void)
+{
+	const char *s = getenv("GPUDRV_TAG_RULE");
+	enum tagrule r = RULE_2607;
+
+	if (s != NULL && *s != '\0' && tagrule_parse(s, &r) != 0)
+		die("GPUDRV_TAG_RULE=%s: not a tag rule (26.7, today's; 26.3; or 25.10)", qstr(s));
+	return r;
+}
+
+/* OS tag = os-release ID followed by VERSION_ID (ubuntu + 22.04 = ubuntu22.04). */
 int
 ostag_build(char *out, size_t outsz, const char *id, const char *version_id,
-            const char **why)
+            enum tagrule rule, const char **why)
 {
 	const char *dot;
-	int vlen, n;
+	int vlen, n, el, rocky, rhel;
 	long major;
 	char *end;
 
@@ -61,14 +98,17 @@ ostag_build(char *out, size_t outsz, const char *id, const char *version_id,
 		return 2;
 	}
 	vlen = (int)strlen(version_id);
-	if (strcmp(id, "rocky") == 0 || strcmp(id, "rhel") == 0) {
+	rocky = strcmp(id, "rocky") == 0;
+	rhel = strcmp(id, "rhel") == 0;
+	el = rocky || rhel || strcmp(id, "ol") == 0;
+	if (el && rule != RULE_2510 && (rule == RULE_2607 || rocky || rhel)) {
 		dot = strchr(version_id, '.');
 		major = strtol(version_id, &end, 10);
-		if (end == version_id || end != (dot ? dot : version_id + vlen)) {
+		if (!isdigit((unsigned char)version_id[0]) || end != (dot ? dot : version_id + vlen)) {
 			*why = "has no numeric major version";
 			return 2;
 		}
-		if (strcmp(id, "rocky") == 0 || major >= 10)
+		if (rule == RULE_2607 || rocky || major >= 10)
 			vlen = (int)(end - version_id);
 	}
 	n = snprintf(out, outsz, "%s%.*s", id, vlen, version_id);
@@ -79,14 +119,38 @@ ostag_build(char *out, size_t outsz, const char *id, const char *version_id,
 	return 0;
 }
 
+/*
+ * The driver part: a branch (550) or a version (535.104.05), as the GPU
+ * Operator takes spec.driver.version or NVIDIADriver spec.version: digits in
+ * dot-separated groups.
+ */
+int
+driver_ok(const char *s)
+{
+	size_t n;
+
+	if (s == NULL)
+		return 0;
+	for (;;) {
+		n = strspn(s, "0123456789");
+		if (n == 0)
+			return 0;
+		s += n;
+		if (*s == '\0')
+			return 1;
+		if (*s++ != '.')
+			return 0;
+	}
+}
+
 int
 tag_build(char *out, size_t outsz, const char *branch, const char *kernel,
           const char *ostag, const char **why)
 {
 	int n;
 
-	if (branch == NULL || *branch == '\0' || strspn(branch, "0123456789") != strlen(branch)) {
-		*why = "is not a driver branch (all digits, e.g. 550)";
+	if (!driver_ok(branch)) {
+		*why = DRIVER_WHAT;
 		return 1;
 	}
 	if (!tag_charset_ok(kernel)) {

@@ -59,8 +59,8 @@ t_grep "-s -u puts UNKNOWN in the tag's place" out '^no-major UNKNOWN - schedula
 
 t_run labels2tag "$DATA/rhel-nodes.json"
 t_rc 0 "RHEL, Rocky and RHCOS nodes"
-t_out "Rocky and RHEL >= 10 drop the minor OS version, as the GPU Operator does" \
-	"rhel-9 550-5.14.0-427.13.1.el9_4.x86_64-rhel9.4" \
+t_out "RHEL and Rocky drop the minor OS version, as the GPU Operator does since v26.7.0" \
+	"rhel-9 550-5.14.0-427.13.1.el9_4.x86_64-rhel9" \
 	"rhel-10 570-6.12.0-55.9.1.el10_0.x86_64-rhel10" \
 	"rocky-9 550-5.14.0-503.14.1.el9_5.x86_64-rocky9" \
 	"rhcos 550-5.14.0-284.59.1.el9_2.x86_64-rhcos4.14"
@@ -75,7 +75,7 @@ t_err "each bad node is named with its label; missing and empty told apart" \
 	"labels2tag: node empty-kernel: label feature.node.kubernetes.io/kernel-version.full is present but empty (node-feature-discovery sets it: is it running there?)" \
 	"labels2tag: node space-kernel: label feature.node.kubernetes.io/kernel-version.full value \"5.15.0 119\" is not a valid label value (at most 63 of [A-Za-z0-9_.-], a letter or digit at each end)" \
 	"labels2tag: node forged: label feature.node.kubernetes.io/kernel-version.full value \"5.15.0-119-generic\\nlab-node-9 550-x-ubuntu22.04\" is not a valid label value (at most 63 of [A-Za-z0-9_.-], a letter or digit at each end)" \
-	"labels2tag: node alpha-branch: label nvidia.com/cuda.driver.major value \"r550\" is not a driver branch (all digits, e.g. 550)" \
+	"labels2tag: node alpha-branch: label nvidia.com/cuda.driver.major value \"r550\" is not a driver branch or version (digits and dots, e.g. 550 or 535.104.05)" \
 	"labels2tag: node no-osver: label feature.node.kubernetes.io/system-os_release.VERSION_ID is missing (node-feature-discovery sets it: is it running there?)"
 
 t_run labels2tag -u "$DATA/bad-nodes.json"
@@ -159,14 +159,14 @@ t_err "are refused with their place" \
 # Usage.
 t_run labels2tag -x
 t_rc 2 "an unknown option"
-t_err "says which option, then the usage line" "labels2tag: unknown option -x" 'usage: labels2tag [-cnNsuw] [-b branch] [-k kernel] [file]'
+t_err "says which option, then the usage line" "labels2tag: unknown option -x" 'usage: labels2tag [-cnNsuw] [-b version | -t targets] [-k kernel] [file]'
 t_run labels2tag -h
 t_rc 0 "-h"
 t_grep "-h prints the usage on stdout" out '^usage: labels2tag'
 t_run labels2tag -b 5x0 "$DATA/node-1.json"
 t_rc 2 "a bad -b"
 t_err "-b is checked before reading" \
-	'labels2tag: -b "5x0": is not a driver branch (all digits, e.g. 550)'
+	'labels2tag: -b "5x0": is not a driver branch or version (digits and dots, e.g. 550 or 535.104.05)'
 t_run labels2tag no-such-file
 t_rc 2 "a missing file"
 t_err "names the file and the reason" \

@@ -245,7 +245,7 @@ t_out "comments in a tag list too" OK
 for bad in '"550,5.15.0-107-generic,ubuntu22.04|a quoted field is not closed' \
 	'"550"x,5.15.0-107-generic,ubuntu22.04|text after a quoted field'"'"'s closing quote' \
 	'5"50,5.15.0-107-generic,ubuntu22.04|a quote inside an unquoted field' \
-	'"5""50",5.15.0-107-generic,ubuntu22.04|driver_branch "5\"50" is not a driver branch (all digits, e.g. 550)' \
+	'"5""50",5.15.0-107-generic,ubuntu22.04|driver_branch "5\"50" is not a driver branch or version (digits and dots, e.g. 550 or 535.104.05)' \
 	'"550","5.15.0-107-generic","ubuntu22.04","x"|more than 3 columns (expected driver_branch,kernel,os_tag)'; do
 	printf 'driver_branch,kernel,os_tag\n%s\n' "${bad%%|*}" >bad.csv
 	t_run matrix-grep -m bad.csv tags

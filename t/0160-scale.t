@@ -36,8 +36,8 @@ for f in nodes.json nodes.yaml; do
 	t_run sh -c "labels2tag $f | wc -l"
 	t_val "one line per node" "$N"
 	t_run sh -c "labels2tag $f | sed -n '1p;5200p'"
-	t_out "in input order, RHEL's minor version kept" \
-		"slim-node-0000 535-5.15.0-100-generic-rhel9.4" \
+	t_out "in input order, RHEL 9.4 as rhel9" \
+		"slim-node-0000 535-5.15.0-100-generic-rhel9" \
 		"slim-node-5199 550-5.15.0-119-generic-ubuntu22.04"
 	both "labels2tag -s, $N nodes in $f" labels2tag -s "$f"
 	t_run sh -c "labels2tag -s $f | grep -c ' cordoned\$'"
@@ -98,6 +98,6 @@ t_run drv-states.sh -m matrix.csv
 t_rc 1 "drv-states.sh over $N GPU nodes"
 t_run sh -c 'drv-states.sh -m matrix.csv | sed -n "1p;5200p"'
 t_out "a line per node: state, cordon, tag, image" \
-	"slim-node-0000 - cordoned 535-5.15.0-100-generic-rhel9.4 ok" \
+	"slim-node-0000 - cordoned 535-5.15.0-100-generic-rhel9 ok" \
 	"slim-node-5199 - schedulable 550-5.15.0-119-generic-ubuntu22.04 MISSING"
 t_done

@@ -60,8 +60,8 @@ printf 'driver_branch,kernel,os_tag\n\n550,,ubuntu22.04\n' >e.csv
 bad e.csv "an empty field" 'matrix-grep: e.csv:3: empty kernel'
 printf 'driver_branch,kernel,os_tag\n550,5.15.0-119-generic,ubuntu 22.04\n' >v.csv
 bad v.csv "a value that cannot be part of a tag" "matrix-grep: v.csv:2: os_tag \"ubuntu 22.04\" cannot be part of an image tag (only letters, digits, '_', '.' and '-')"
-printf 'driver_branch,kernel,os_tag\n550.90,5.15.0-119-generic,ubuntu22.04\n' >b.csv
-bad b.csv "a branch that is a version" 'matrix-grep: b.csv:2: driver_branch "550.90" is not a driver branch (all digits, e.g. 550)'
+printf 'driver_branch,kernel,os_tag\n550.90.,5.15.0-119-generic,ubuntu22.04\n' >b.csv
+bad b.csv "a driver part that is neither a branch nor a version" 'matrix-grep: b.csv:2: driver_branch "550.90." is not a driver branch or version (digits and dots, e.g. 550 or 535.104.05)'
 : >empty.csv
 bad empty.csv "an empty matrix file" 'matrix-grep: empty.csv: empty matrix: expected the header driver_branch,kernel,os_tag'
 t_run matrix-grep -m nosuch.csv three

@@ -1,0 +1,282 @@
+/*
+ * The driver the GPU Operator will deploy on a node, from its ClusterPolicy
+ * and NVIDIADriver objects, by the rules of GPU Operator v26.7.0:
+ *  - one ClusterPolicy; its spec.driver decides (enabled, usePrecompiled,
+ *    version; with no version, the tag in spec.driver.image) unless
+ *    spec.driver.useNvidiaDriverCRD is true;
+ *  - then the NVIDIADriver objects do: a node is owned by the one
+ *    non-default NVIDIADriver whose spec.nodeSelector (a label map; absent:
+ *    nvidia.com/gpu.present=true) selects it, else by the default one
+ *    (spec.default); two that select one node own none of them; objects being
+ *    deleted own nothing;
+ *  - a node labelled nvidia.com/gpu.deploy.driver=false gets no driver.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpudrv.h"
+
+#define L_DEPLOY "nvidia.com/gpu.deploy.driver"
+
+struct driver {
+	char *name;      /* "nvidiadriver/NAME" */
+	cJSON *selector; /* {"matchLabels": nodeSelector} */
+	char *version;   /* NULL when not precompiled */
+	int precompiled, is_default;
+};
+
+struct targets {
+	char *policy;             /* "clusterpolicy/NAME", or NULL */
+	int use_crd, enabled, precompiled;
+	char *version;            /* the ClusterPolicy's, if it decides */
+	struct driver *drv;
+	size_t ndrv;
+	char *where;              /* the file, for messages */
+	size_t npolicies;
+	char *policies;           /* their names, for the message */
+};
+
+static const struct kspec meta[] = { { "name", NULL }, { "deletionTimestamp", NULL },
+	{ NULL, NULL } };
+static const struct kspec keys[] = { { "kind", NULL }, { "metadata", meta }, { "spec", NULL },
+	{ NULL, NULL } };
+static const char *const kinds[] = { "ClusterPolicy", "NVIDIADriver", NULL };
+static const char *const lists[] = { "ClusterPolicyList", "NVIDIADriverList", NULL };
+
+/* Optional boolean: def if absent or null; dies on anything else. */
+static int
+opt_bool(const cJSON *obj, const char *key, int def, const char *what)
+{
+	const cJSON *v = j_get(obj, key);
+
+	if (v == NULL || cJSON_IsNull(v))
+		return def;
+	if (!cJSON_IsBool(v))
+		die("%s: %s is %s, not a boolean", what, key, j_type(v));
+	return cJSON_IsTrue(v);
+}
+
+/* Optional string: NULL if absent, null or empty; dies on anything else. */
+static const char *
+opt_str(const cJSON *obj, const char *key, const char *what)
+{
+	const cJSON *v = j_get(obj, key);
+
+	if (v == NULL || cJSON_IsNull(v))
+		return NULL;
+	if (!cJSON_IsString(v))
+		die("%s: %s is %s, not a string", what, key, j_type(v));
+	return *v->valuestring ? v->valuestring : NULL;
+}
+
+/*
+ * The driver part of the image the operator will pull: spec.driver.version,
+ * or with no repository and no version, the tag of spec.driver.image (the
+ * operator appends "-<kernel>" to that image as written).
+ */
+static char *
+version_of(const cJSON *spec, const char *what, int cluster_policy)
+{
+	const char *v = opt_str(spec, "version", what), *img, *colon, *slash;
+
+	if (v == NULL && cluster_policy && opt_str(spec, "repository", what) == NULL &&
+	    (img = opt_str(spec, "image", what)) != NULL) {
+		colon = strrchr(img, ':');
+		slash = strrchr(img, '/');
+		if (colon != NULL && (slash == NULL || colon > slash))
+			v = colon + 1;
+	}
+	if (v == NULL)
+		die("%s: usePrecompiled is true but there is no version (the operator cannot "
+		    "name an image either)", what);
+	if (!driver_ok(v))
+		die("%s: version %s %s", what, qstr(v), DRIVER_WHAT);
+	return xstrndup(v, strlen(v));
+}
+
+static char *
+named(const char *kind, const cJSON *obj, const char *where, size_t index)
+{
+	const char *name = j_str(j_get(obj, "metadata"), "name");
+	char buf[320];
+
+	if (name == NULL || !dns_subdomain_ok(name))
+		die("%s: item %zu: a %s without a valid metadata.name", where, index, kind);
+	snprintf(buf, sizeof buf, "%s/%s", strcmp(kind, "ClusterPolicy") == 0 ?
+	    "clusterpolicy" : "nvidiadriver", name);
+	return xstrndup(buf, strlen(buf));
+}
+
+static void
+one(const struct item *it, void *arg)
+{
+	struct targets *t = arg;
+	const cJSON *spec = j_get(it->obj, "spec"), *drv, *sel, *m;
+	cJSON *ml;
+	char *name = named(it->kind, it->obj, t->where, it->index);
+	struct driver *d;
+	const char *type;
+	size_t n;
+
+	if (spec != NULL && !cJSON_IsObject(spec))
+		die("%s: spec is %s, not an object", name, j_type(spec));
+	if (strcmp(it->kind, "ClusterPolicy") == 0) {
+		n = t->policies ? strlen(t->policies) : 0;
+		t->policies = xrealloc(t->policies, n + strlen(name) + 3);
+		snprintf(t->policies + n, strlen(name) + 3, "%s%s", n ? ", " : "", name);
+		if (++t->npolicies > 1) {
+			free(name);
+			return;
+		}
+		t->policy = name;
+		drv = opt_obj(spec, "driver", "spec.driver", name);
+		t->use_crd = opt_bool(drv, "useNvidiaDriverCRD", 0, name);
+		t->enabled = opt_bool(drv, "enabled", 1, name);
+		t->precompiled = opt_bool(drv, "usePrecompiled", 0, name);
+		if (!t->use_crd && t->enabled && t->precompiled)
+			t->version = version_of(drv, name, 1);
+		return;
+	}
+	if (j_get(j_get(it->obj, "metadata"), "deletionTimestamp") != NULL) {
+		free(name);
+		return;
+	}
+	t->drv = xrealloc(t->drv, (t->ndrv + 1) * sizeof *t->drv);
+	d = &t->drv[t->ndrv++];
+	memset(d, 0, sizeof *d);
+	d->name = name;
+	d->is_default = opt_bool(spec, "default", 0, name);
+	type = opt_str(spec, "driverType", name);
+	d->precompiled = opt_bool(spec, "usePrecompiled", 0, name) &&
+	    (type == NULL || strcmp(type, "gpu") == 0);
+	if (d->precompiled)
+		d->version = version_of(spec, name, 0);
+	sel = opt_obj(spec, "nodeSelector", "spec.nodeSelector", name);
+	cJSON_ArrayForEach(m, sel)
+		if (!cJSON_IsString(m))
+			die("%s: spec.nodeSelector %s is %s, not a string", name, qstr(m->string),
+			    j_type(m));
+	ml = sel ? cJSON_Duplicate(sel, 1) : cJSON_CreateObject();
+	if (sel == NULL)
+		cJSON_AddStringToObject(ml, L_PRESENT, "true");
+	d->selector = cJSON_CreateObject();
+	cJSON_AddItemToObject(d->selector, "matchLabels", ml);
+	if (d->is_default && cJSON_GetArraySize(sel) > 0)
+		die("%s: a default NVIDIADriver must not have a nodeSelector", name);
+}
+
+static void
+end(int ok, void *arg)
+{
+	(void)ok;
+	(void)arg;
+}
+
+struct targets *
+targets_load(const char *path)
+{
+	struct targets *t = xmalloc(sizeof *t);
+	struct doc_reader dr = { kinds, lists, "a ClusterPolicy, an NVIDIADriver nor a list of them",
+		NULL, 1, 1, keys, one, end, NULL };
+	size_t i, ndefault = 0;
+
+	memset(t, 0, sizeof *t);
+	t->where = xstrndup(path ? path : "<stdin>", strlen(path ? path : "<stdin>"));
+	dr.arg = t;
+	doc_each(path, &dr);
+	if (t->npolicies > 1)
+		die("%s: %zu ClusterPolicies (%s): the GPU Operator uses one and ignores the "
+		    "others; which one is not told here (-b names the version)", t->where,
+		    t->npolicies, t->policies);
+	if (t->policy == NULL)
+		die("%s: %s: the GPU Operator deploys no driver without a ClusterPolicy "
+		    "(-b names the version to check)", t->where, t->ndrv ?
+		    "NVIDIADriver objects but no ClusterPolicy" :
+		    "neither a ClusterPolicy nor an NVIDIADriver");
+	for (i = 0; i < t->ndrv; i++)
+		ndefault += t->drv[i].is_default;
+	if (t->use_crd && ndefault > 1)
+		die("%s: %zu default NVIDIADrivers: the GPU Operator assigns no node while "
+		    "that lasts", t->where, ndefault);
+	if (!t->use_crd && t->ndrv > 0)
+		warnf("%s: %zu NVIDIADriver objects are not used: %s does not set "
+		    "spec.driver.useNvidiaDriverCRD", t->where, t->ndrv, t->policy);
+	return t;
+}
+
+/* 1 when the ClusterPolicy alone decides: one OS tag for every node. */
+int
+targets_one_ostag(const struct targets *t)
+{
+	return !t->use_crd && t->enabled && t->precompiled;
+}
+
+int
+target_of(const struct targets *t, const cJSON *node, struct target *out)
+{
+	const cJSON *labels = node_labels(node);
+	const struct driver *own = NULL, *def = NULL, *two = NULL;
+	const char *deploy = j_str(labels, L_DEPLOY);
+	size_t i;
+
+	memset(out, 0, sizeof *out);
+	if (deploy != NULL && strcmp(deploy, "false") == 0) {
+		out->skip = "driver-disabled";
+		out->source = L_DEPLOY;
+		return 1;
+	}
+	if (!t->use_crd) {
+		out->source = t->policy;
+		out->skip = !t->enabled ? "driver-disabled" : !t->precompiled ?
+		    "not-precompiled" : NULL;
+		out->version = t->version;
+		return out->skip ? 1 : 0;
+	}
+	for (i = 0; i < t->ndrv; i++) {
+		if (t->drv[i].is_default)
+			def = &t->drv[i];
+		else if (selector_matches(t->drv[i].selector, labels)) {
+			if (own != NULL && two == NULL)
+				two = &t->drv[i];
+			else if (own == NULL)
+				own = &t->drv[i];
+		}
+	}
+	if (two != NULL) {
+		out->source = own->name;
+		out->other = two->name;
+		return -1;
+	}
+	if (own == NULL)
+		own = def;
+	if (own == NULL) {
+		out->skip = "no-owner";
+		out->source = "nvidiadriver";
+		return 1;
+	}
+	out->source = own->name;
+	out->version = own->version;
+	out->skip = own->precompiled ? NULL : "not-precompiled";
+	return out->skip ? 1 : 0;
+}
+
+void
+targets_free(struct targets *t)
+{
+	size_t i;
+
+	if (t == NULL)
+		return;
+	for (i = 0; i < t->ndrv; i++) {
+		free(t->drv[i].name);
+		free(t->drv[i].version);
+		cJSON_Delete(t->drv[i].selector);
+	}
+	free(t->drv);
+	free(t->policy);
+	free(t->version);
+	free(t->where);
+	free(t->policies);
+	free(t);
+}
