@@ -4,7 +4,7 @@
 set -eu
 
 prog=drv-audit.sh
-usage_line="usage: $prog [-e] [-m matrix] [-p promfile] [-k kernel [-l selector]]"
+usage_line="usage: $prog [-e] [-m matrix | -r repository [-I]] [-p promfile] [-b version | -t] [-k kernel [-l selector]]"
 # gpudrv-lib.sh is in ../lib/gpudrv from this script's real directory (links
 # followed): where make puts it in the build tree, and make install in LIBDIR.
 here=$(dirname -- "$(readlink -f -- "$0")")
@@ -18,6 +18,10 @@ prom=
 kernel=
 selector=
 empty=
+version=
+target=
+repo=
+insecure=
 need_arg() {
 	[ "$1" -ge 2 ] || usage
 }
@@ -28,6 +32,10 @@ while [ $# -gt 0 ]; do
 	-k | --kernel) need_arg $# && kernel=$2 && shift ;;
 	-l | --selector) need_arg $# && selector=$2 && shift ;;
 	-e | --allow-empty) empty=-e ;;
+	-b | --driver) need_arg $# && version=$2 && shift ;;
+	-t | --target) target=1 ;;
+	-r | --registry) need_arg $# && repo=$2 && shift ;;
+	-I | --insecure) insecure=1 ;;
 	-h | --help) show_usage ;;
 	*) usage ;;
 	esac
@@ -39,10 +47,23 @@ if [ -n "$selector" ] && [ -z "$kernel" ]; then
 	say "-l goes with -k (plan a kernel change for some nodes)"
 	usage
 fi
-if [ -n "$kernel" ] && [ -n "$prom" ]; then
-	say "-p records the fleet as it is; it does not go with -k"
+if [ -n "$prom" ] && [ -n "$kernel$version" ]; then
+	say "-p records the fleet as it is; it does not go with -k or -b"
 	usage
 fi
+if [ -n "$version" ] && [ -n "$target" ]; then
+	say "-b names the version; -t asks the cluster for it: one or the other"
+	usage
+fi
+if [ -n "$insecure" ] && [ -z "$repo" ]; then
+	say "-I goes with -r"
+	usage
+fi
+case $repo in docker://*) repo=${repo#docker://} ;; esac
+case $repo in
+'' | */*) ;;
+*) die "-r $repo: not a repository (registry/path/name, e.g. registry.example/nvidia/driver)" ;;
+esac
 
 # The textfile's directory must take it before the audit, not after.
 if [ -n "$prom" ] && ! writable "$prom"; then
@@ -71,6 +92,9 @@ prom_write() {
 			echo "# HELP gpudrv_audit_unknown_nodes GPU nodes whose labels give no tag."
 			echo "# TYPE gpudrv_audit_unknown_nodes gauge"
 			echo "gpudrv_audit_unknown_nodes $(grep -c ' UNKNOWN ' "$tmp/out" || :)"
+			echo "# HELP gpudrv_audit_skipped_nodes GPU nodes that need no precompiled image (-t)."
+			echo "# TYPE gpudrv_audit_skipped_nodes gauge"
+			echo "gpudrv_audit_skipped_nodes $(grep -c ' SKIP ' "$tmp/out" || :)"
 			echo "# HELP gpudrv_audit_gpu_nodes GPU nodes audited."
 			echo "# TYPE gpudrv_audit_gpu_nodes gauge"
 			echo "gpudrv_audit_gpu_nodes $(grep -c . "$tmp/tags" || :)"
@@ -111,6 +135,16 @@ gpudrv_start 120 0
 : >"$tmp/out"
 : >"$tmp/tags"
 
+if [ -n "$repo" ]; then
+	# What exists is what the registry lists: every tag, every page (skopeo
+	# follows the registry's Link headers); any failure is no audit.
+	if ! sk "$tmp/tags.json" "$tmp/err" list-tags ${insecure:+--tls-verify=false} "docker://$repo"; then
+		say "cannot list the tags of $repo; skopeo said:"
+		sed 's/^/    /' "$tmp/err" >&2 || :
+		fail "no audit was made"
+	fi
+	matrix=$tmp/tags.json
+fi
 [ -r "$matrix" ] || fail "cannot read the matrix $matrix (-m or GPUDRV_MATRIX names another)"
 
 sel=nvidia.com/gpu.present=true
@@ -124,11 +158,30 @@ if ! kc "$tmp/nodes" "$tmp/err" get --raw "/api/v1/nodes?labelSelector=$query"; 
 	fail "no audit was made"
 fi
 
+# -t: the version the GPU Operator will deploy, from its ClusterPolicy and
+# NVIDIADriver objects (a CRD not installed is none of that kind).
+: >"$tmp/targets"
+if [ -n "$target" ]; then
+	for api in nvidia.com/v1/clusterpolicies nvidia.com/v1alpha1/nvidiadrivers; do
+		if ! kc "$tmp/t" "$tmp/err" get --raw "/apis/$api"; then
+			if grep -q '(NotFound)' "$tmp/err"; then
+				echo '{"apiVersion": "v1", "kind": "List", "items": []}' >"$tmp/t"
+			else
+				kubectl_said "cannot list the ${api##*/}" "$tmp/err"
+				fail "no audit was made"
+			fi
+		fi
+		cat "$tmp/t" >>"$tmp/targets"
+	done
+fi
+
 set -- -n -u
 [ -z "$kernel" ] || set -- "$@" -k "$kernel"
+[ -z "$version" ] || set -- "$@" -b "$version"
+[ -z "$target" ] || set -- "$@" -t "$tmp/targets"
 l2t=0
 "$labels2tag" "$@" "$tmp/nodes" >"$tmp/tags" || l2t=$?
-if [ "$l2t" -ne 0 ] && ! [ -s "$tmp/tags" ]; then
+if [ "$l2t" -ne 0 ] && ! grep -q . "$tmp/tags"; then
 	fail "the node list could not be read; no audit was made"
 fi
 [ "$l2t" -eq 0 ] || [ "$l2t" -eq 2 ] || fail "labels2tag failed (exit $l2t)"

@@ -252,9 +252,25 @@ kc() {
 	gpudrv_o=$1
 	gpudrv_e=$2
 	shift 2
+	gpudrv_bounded --request-timeout "${KUBECTL:-kubectl}" "$@"
+}
+# sk OUT ERR ARGS...: skopeo ARGS ($SKOPEO) as kc runs kubectl, each request
+# bounded by --command-timeout.
+sk() {
+	gpudrv_o=$1
+	gpudrv_e=$2
+	shift 2
+	gpudrv_bounded --command-timeout "${SKOPEO:-skopeo}" "$@"
+}
+# gpudrv_bounded FLAG PROG ARGS...: kc's and sk's way, FLAG the program's
+# own time limit; output into $gpudrv_o, errors into $gpudrv_e.
+gpudrv_bounded() {
+	gpudrv_flag=$1
+	gpudrv_prog=$2
+	shift 2
 	gpudrv_left=$((gpudrv_end - $(date +%s)))
 	if [ "$gpudrv_left" -le 0 ]; then
-		gpudrv_gave_up "$gpudrv_e" "$@"
+		gpudrv_gave_up "$gpudrv_e" "$gpudrv_prog" "$@"
 		return 124
 	fi
 	gpudrv_rq=$gpudrv_rt
@@ -264,10 +280,10 @@ kc() {
 	gpudrv_wd=$gpudrv_left
 	[ "$gpudrv_stopping" = 0 ] || [ "$gpudrv_wd" -le $((gpudrv_rq + 1)) ] || gpudrv_wd=$((gpudrv_rq + 1))
 	if [ "$gpudrv_e" = "$gpudrv_o" ]; then
-		timeout -k 3 "$gpudrv_wd" "${KUBECTL:-kubectl}" --request-timeout="${gpudrv_rq}s" "$@" \
+		timeout -k 3 "$gpudrv_wd" "$gpudrv_prog" "$gpudrv_flag=${gpudrv_rq}s" "$@" \
 			>"$gpudrv_o" 2>&1 &
 	else
-		timeout -k 3 "$gpudrv_wd" "${KUBECTL:-kubectl}" --request-timeout="${gpudrv_rq}s" "$@" \
+		timeout -k 3 "$gpudrv_wd" "$gpudrv_prog" "$gpudrv_flag=${gpudrv_rq}s" "$@" \
 			>"$gpudrv_o" 2>"$gpudrv_e" &
 	fi
 	gpudrv_child=$!
@@ -275,17 +291,22 @@ kc() {
 	gpudrv_wait || gpudrv_st=$?
 	[ "$gpudrv_st" -ne 0 ] || return 0
 	[ "$(date +%s)" -ge "$gpudrv_end" ] || return "$gpudrv_st"
-	gpudrv_gave_up "$gpudrv_e" "$@"
+	gpudrv_gave_up "$gpudrv_e" "$gpudrv_prog" "$@"
 	return 124
 }
-# gpudrv_gave_up ERR ARGS...: the deadline passed during (or before) kubectl
-# ARGS; while putting things back, the caller says what failed.
+# gpudrv_gave_up ERR PROG ARGS...: the deadline passed during (or before)
+# PROG ARGS; while putting things back, the caller says what failed.
 gpudrv_gave_up() {
 	[ "$gpudrv_stopping" = 0 ] || return 0
 	gpudrv_said=
-	[ "$1" = /dev/null ] || ! [ -s "$1" ] || gpudrv_said="; kubectl said: $(tail -n 1 "$1")"
-	shift
-	gpudrv_abort "gave up after $(($(date +%s) - gpudrv_t0))s, the run's deadline ($gpudrv_why): no answer to 'kubectl $(printf '%s' "$*" | cut -c1-72)'; is the API server, or the kubeconfig's credential plugin, hanging?$gpudrv_said"
+	[ "$1" = /dev/null ] || ! [ -s "$1" ] || gpudrv_said="; ${2##*/} said: $(tail -n 1 "$1")"
+	gpudrv_p=${2##*/}
+	shift 2
+	case $gpudrv_p in
+	*skopeo*) gpudrv_hint="is the registry hanging?" ;;
+	*) gpudrv_hint="is the API server, or the kubeconfig's credential plugin, hanging?" ;;
+	esac
+	gpudrv_abort "gave up after $(($(date +%s) - gpudrv_t0))s, the run's deadline ($gpudrv_why): no answer to '$gpudrv_p $(printf '%s' "$*" | cut -c1-72)'; $gpudrv_hint$gpudrv_said"
 }
 
 # time_left: the seconds left before the run's deadline.

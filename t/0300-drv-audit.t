@@ -118,7 +118,118 @@ else
 	t_skip "promtool check metrics: no promtool on this machine"
 fi
 
+# -b: what if every GPU node ran another driver.
+t_run "$A" -b 570
+t_rc 1 "-b 570: a driver the lab matrix has no image of"
+t_out "every node's image of that version is missing" \
+	"lab-node-0 MISSING 570-5.15.0-119-generic-ubuntu22.04" \
+	"lab-node-1 MISSING 570-5.15.0-107-generic-ubuntu22.04" \
+	"lab-node-2 MISSING 570-6.8.0-45-generic-ubuntu24.04"
+t_run "$A" -b 550
+t_rc 1 "-b 550: lab-node-1 runs 535 now; its 550 image is missing"
+t_out "only that one" "lab-node-1 MISSING 550-5.15.0-107-generic-ubuntu22.04"
+t_run "$A" -b 550 -p x.prom
+t_rc 2 "-b with -p (the textfile records the fleet as it is)"
+t_run test -e x.prom
+t_rc 1 "no textfile written"
+
+# -t: the version the GPU Operator will deploy, asked of the cluster.
+cat >ops <<'STUB'
+#!/bin/sh
+printf '%s\n' "$*" >>ops.log
+for a; do
+	case $a in
+	/api/v1/nodes*) cat "$FAKE_OUT"; exit 0 ;;
+	/apis/nvidia.com/v1/clusterpolicies)
+		[ -n "$FAKE_CP" ] || { echo 'Error from server (NotFound): the server could not find the requested resource' >&2; exit 1; }
+		[ "$FAKE_CP" != forbidden ] || { echo 'Error from server (Forbidden): clusterpolicies.nvidia.com is forbidden: User "x" cannot list resource "clusterpolicies"' >&2; exit 1; }
+		cat "$FAKE_CP"; exit 0 ;;
+	/apis/nvidia.com/v1alpha1/nvidiadrivers)
+		[ -n "$FAKE_NVD" ] || { echo 'Error from server (NotFound): the server could not find the requested resource' >&2; exit 1; }
+		cat "$FAKE_NVD"; exit 0 ;;
+	esac
+done
+exit 3
+STUB
+chmod +x ops
+cat >cp.json <<'EOF'
+{"apiVersion": "nvidia.com/v1", "kind": "ClusterPolicyList", "items": [{"metadata": {"name": "cluster-policy"},
+ "spec": {"driver": {"usePrecompiled": true, "useNvidiaDriverCRD": true, "version": "550"}}}]}
+EOF
+cat >nvd.json <<'EOF'
+{"apiVersion": "nvidia.com/v1alpha1", "kind": "NVIDIADriverList", "items": [
+ {"metadata": {"name": "all"}, "spec": {"default": true, "usePrecompiled": true, "version": "550"}},
+ {"metadata": {"name": "noble"}, "spec": {"usePrecompiled": false, "version": "570.86.10",
+  "nodeSelector": {"feature.node.kubernetes.io/system-os_release.VERSION_ID": "24.04"}}}]}
+EOF
+FAKE_CP=$PWD/cp.json FAKE_NVD=$PWD/nvd.json KUBECTL=$PWD/ops t_run "$A" -t
+t_rc 1 "-t: the NVIDIADriver objects' versions"
+t_out "lab-node-1 (535 now) needs the 550 image; lab-node-2 builds its driver on the node" \
+	"lab-node-1 MISSING 550-5.15.0-107-generic-ubuntu22.04" \
+	"lab-node-2 SKIP not-precompiled:nvidiadriver/noble"
+t_run cut -d" " -f4- ops.log
+t_out "three GETs: the nodes, the ClusterPolicies, the NVIDIADrivers" \
+	"/api/v1/nodes?labelSelector=nvidia.com%2Fgpu.present%3Dtrue" \
+	"/apis/nvidia.com/v1/clusterpolicies" "/apis/nvidia.com/v1alpha1/nvidiadrivers"
+FAKE_CP=$PWD/cp.json FAKE_NVD=$PWD/nvd.json KUBECTL=$PWD/ops t_run "$A" -t -m two.csv -p t.prom
+t_rc 1 "-t with -p"
+t_grep "the textfile counts the nodes that need no image" t.prom '^gpudrv_audit_skipped_nodes 1$'
+FAKE_CP= FAKE_NVD= KUBECTL=$PWD/ops t_run "$A" -t
+t_rc 2 "-t on a cluster without the GPU Operator's CRDs"
+t_out "prints nothing on stdout, never OK"
+t_grep "says the operator deploys nothing there" err "neither a ClusterPolicy nor an NVIDIADriver"
+FAKE_CP=forbidden FAKE_NVD= KUBECTL=$PWD/ops t_run "$A" -t
+t_rc 2 "-t when RBAC forbids reading ClusterPolicies"
+t_out "prints nothing on stdout"
+t_grep "says which list it could not read" err "^drv-audit.sh: cannot list the clusterpolicies; kubectl said:$"
+t_run "$A" -t -b 550
+t_rc 2 "-t with -b"
+t_grep "is one or the other" err "^drv-audit.sh: -b names the version; -t asks the cluster for it: one or the other$"
+
+# -r: the registry's tag list, by skopeo.
+cat >skopeo <<'STUB'
+#!/bin/sh
+printf '%s\n' "$*" >>skopeo.log
+case ${FAKE_SKOPEO:-ok} in
+ok) printf '{"Repository": "registry.example/nvidia/driver", "Tags": ["%s", "latest"]}\n' "$FAKE_TAG" ;;
+401) echo 'time="2026-11-30T10:00:00Z" level=fatal msg="Error listing repository tags: fetching tags list: requested access to the resource is denied"' >&2; exit 1 ;;
+hang) sleep 100 ;;
+esac
+STUB
+chmod +x skopeo
+SKOPEO=$PWD/skopeo
+export SKOPEO
+FAKE_TAG=550-5.15.0-119-generic-ubuntu22.04 t_run "$A" -r registry.example/nvidia/driver
+t_rc 1 "-r: the registry lists one of the three images"
+t_out "the other two are missing" \
+	"lab-node-1 MISSING 535-5.15.0-107-generic-ubuntu22.04" \
+	"lab-node-2 MISSING 550-6.8.0-45-generic-ubuntu24.04"
+t_run cat skopeo.log
+t_out "one skopeo list-tags, bounded by the request timeout" \
+	"--command-timeout=60s list-tags docker://registry.example/nvidia/driver"
+rm skopeo.log
+FAKE_TAG=x t_run "$A" -r docker://registry.example/nvidia/driver -I
+t_run cat skopeo.log
+t_out "-I: no TLS verification; a docker:// prefix taken as given" \
+	"--command-timeout=60s list-tags --tls-verify=false docker://registry.example/nvidia/driver"
+FAKE_SKOPEO=401 t_run "$A" -r registry.example/nvidia/driver -p r.prom
+t_rc 2 "-r when the registry refuses"
+t_out "prints nothing on stdout, never OK"
+t_err "says skopeo's words and that no audit was made" \
+	"drv-audit.sh: cannot list the tags of registry.example/nvidia/driver; skopeo said:" \
+	'    time="2026-11-30T10:00:00Z" level=fatal msg="Error listing repository tags: fetching tags list: requested access to the resource is denied"' \
+	"drv-audit.sh: no audit was made"
+t_grep "the textfile records the failure" r.prom '^gpudrv_audit_exit_status 2$'
+FAKE_SKOPEO=hang GPUDRV_TIMEOUT=2 t_run "$A" -r registry.example/nvidia/driver
+t_rc 2 "-r when the registry never answers"
+t_grep "the run's deadline stops it and names the registry" err "no answer to 'skopeo list-tags docker://registry.example/nvidia/driver'; is the registry hanging?"
+t_run "$A" -r driver
+t_rc 2 "-r with a name that is no repository"
+t_err "says what -r takes" "drv-audit.sh: -r driver: not a repository (registry/path/name, e.g. registry.example/nvidia/driver)"
+t_run "$A" -I
+t_rc 2 "-I without -r"
+
 t_run "$A" -x
 t_rc 2 "an unknown option"
-t_err "prints the usage" "usage: drv-audit.sh [-e] [-m matrix] [-p promfile] [-k kernel [-l selector]]"
+t_err "prints the usage" "usage: drv-audit.sh [-e] [-m matrix | -r repository [-I]] [-p promfile] [-b version | -t] [-k kernel [-l selector]]"
 t_done
