@@ -113,7 +113,11 @@ one_node(const struct item *it, void *arg)
 		int r = target_of(o->targets, node, &t);
 
 		if (r == 1) {
-			fprintf(o->out, "%s%s%s SKIP %s:%s\n", ev, sp, name, t.skip, t.source);
+			fprintf(o->out, "%s%s%s SKIP %s:%s", ev, sp, name, t.skip, t.source);
+			if (o->state)
+				fprintf(o->out, " %s %s", state, node_unschedulable(node) ?
+				    "cordoned" : "schedulable");
+			fputc('\n', o->out);
 			return;
 		}
 		if (r < 0) {

@@ -159,20 +159,9 @@ if ! kc "$tmp/nodes" "$tmp/err" get --raw "/api/v1/nodes?labelSelector=$query"; 
 fi
 
 # -t: the version the GPU Operator will deploy, from its ClusterPolicy and
-# NVIDIADriver objects (a CRD not installed is none of that kind).
-: >"$tmp/targets"
-if [ -n "$target" ]; then
-	for api in nvidia.com/v1/clusterpolicies nvidia.com/v1alpha1/nvidiadrivers; do
-		if ! kc "$tmp/t" "$tmp/err" get --raw "/apis/$api"; then
-			if grep -q '(NotFound)' "$tmp/err"; then
-				echo '{"apiVersion": "v1", "kind": "List", "items": []}' >"$tmp/t"
-			else
-				kubectl_said "cannot list the ${api##*/}" "$tmp/err"
-				fail "no audit was made"
-			fi
-		fi
-		cat "$tmp/t" >>"$tmp/targets"
-	done
+# NVIDIADriver objects.
+if [ -n "$target" ] && ! get_targets "$tmp/targets"; then
+	fail "no audit was made"
 fi
 
 set -- -n -u

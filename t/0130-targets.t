@@ -134,6 +134,8 @@ t_err "a fleet of several OS tags under a ClusterPolicy is said: the operator ta
 	"labels2tag: the GPU nodes have more than one OS tag (ubuntu22.04, ubuntu24.04): under a ClusterPolicy the GPU Operator gives every node the OS tag of one node; NVIDIADriver objects give each node its own"
 t_run labels2tag -t policy.json -s -w mixed.json
 t_grep "-t goes with -s and -w" out "^ubu 550-$K-ubuntu22.04 - schedulable$"
+t_grep "-s: a SKIP line goes on with the state and cordon" out \
+	"^nodrv SKIP driver-disabled:nvidia.com/gpu.deploy.driver - schedulable$"
 
 sed 's/"usePrecompiled": true/"usePrecompiled": false/' policy.json >dkms.json
 t_run labels2tag -t dkms.json "$DATA/lab-nodes.json"

@@ -134,24 +134,7 @@ t_run test -e x.prom
 t_rc 1 "no textfile written"
 
 # -t: the version the GPU Operator will deploy, asked of the cluster.
-cat >ops <<'STUB'
-#!/bin/sh
-printf '%s\n' "$*" >>ops.log
-for a; do
-	case $a in
-	/api/v1/nodes*) cat "$FAKE_OUT"; exit 0 ;;
-	/apis/nvidia.com/v1/clusterpolicies)
-		[ -n "$FAKE_CP" ] || { echo 'Error from server (NotFound): the server could not find the requested resource' >&2; exit 1; }
-		[ "$FAKE_CP" != forbidden ] || { echo 'Error from server (Forbidden): clusterpolicies.nvidia.com is forbidden: User "x" cannot list resource "clusterpolicies"' >&2; exit 1; }
-		cat "$FAKE_CP"; exit 0 ;;
-	/apis/nvidia.com/v1alpha1/nvidiadrivers)
-		[ -n "$FAKE_NVD" ] || { echo 'Error from server (NotFound): the server could not find the requested resource' >&2; exit 1; }
-		cat "$FAKE_NVD"; exit 0 ;;
-	esac
-done
-exit 3
-STUB
-chmod +x ops
+t_fake_ops
 cat >cp.json <<'EOF'
 {"apiVersion": "nvidia.com/v1", "kind": "ClusterPolicyList", "items": [{"metadata": {"name": "cluster-policy"},
  "spec": {"driver": {"usePrecompiled": true, "useNvidiaDriverCRD": true, "version": "550"}}}]}

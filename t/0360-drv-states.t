@@ -42,4 +42,29 @@ t_rc 2 "no API server"
 t_out "prints nothing"
 t_run drv-states.sh -m nosuch.csv
 t_rc 2 "a missing matrix"
+
+# -t: the tag of the driver the GPU Operator will deploy.
+t_fake_ops
+cat >cp.json <<'EOF'
+{"apiVersion": "nvidia.com/v1", "kind": "ClusterPolicyList", "items": [{"metadata": {"name": "cluster-policy"},
+ "spec": {"driver": {"usePrecompiled": true, "useNvidiaDriverCRD": true}}}]}
+EOF
+cat >nvd.json <<'EOF'
+{"apiVersion": "nvidia.com/v1alpha1", "kind": "NVIDIADriverList", "items": [
+ {"metadata": {"name": "all"}, "spec": {"default": true, "usePrecompiled": true, "version": "550"}},
+ {"metadata": {"name": "noble"}, "spec": {"usePrecompiled": false, "version": "570.86.10",
+  "nodeSelector": {"feature.node.kubernetes.io/system-os_release.VERSION_ID": "24.04"}}}]}
+EOF
+FAKE_CP=$PWD/cp.json FAKE_NVD=$PWD/nvd.json KUBECTL=$PWD/ops t_run drv-states.sh -t -m "$M"
+t_rc 1 "-t: lab-node-1's 550 image is missing"
+t_out "each node's target tag; the node that builds its driver says why in the image's place" \
+	"lab-node-0 - schedulable $T0 ok" \
+	"lab-node-1 - schedulable 550-5.15.0-107-generic-ubuntu22.04 MISSING" \
+	"lab-node-2 - schedulable - not-precompiled:nvidiadriver/noble"
+t_run wc -l <ops.log
+t_out "three GETs" 3
+FAKE_CP=forbidden FAKE_NVD= KUBECTL=$PWD/ops t_run drv-states.sh -t -m "$M"
+t_rc 2 "-t when the ClusterPolicies cannot be read"
+t_out "prints nothing"
+t_grep "says which list" err "^drv-states.sh: cannot list the clusterpolicies; kubectl said:$"
 t_done

@@ -140,6 +140,32 @@ STUB
 	export KUBECTL
 }
 
+# t_fake_ops: ./ops, a kubectl stand-in that answers by URL: the GPU nodes
+# ($FAKE_OUT), the ClusterPolicies ($FAKE_CP) and the NVIDIADrivers
+# ($FAKE_NVD), each empty for "CRD not installed" (NotFound); FAKE_CP=forbidden
+# as RBAC refuses.  It logs its arguments to ./ops.log.
+t_fake_ops() {
+	cat >ops <<'STUB'
+#!/bin/sh
+printf '%s\n' "$*" >>ops.log
+for a; do
+	case $a in
+	/api/v1/nodes*) cat "$FAKE_OUT"; exit 0 ;;
+	/apis/nvidia.com/v1/clusterpolicies) f=$FAKE_CP ;;
+	/apis/nvidia.com/v1alpha1/nvidiadrivers) f=$FAKE_NVD ;;
+	*) continue ;;
+	esac
+	case $f in
+	'') echo 'Error from server (NotFound): the server could not find the requested resource' >&2; exit 1 ;;
+	forbidden) echo "Error from server (Forbidden): ${a##*/}.nvidia.com is forbidden: User \"x\" cannot list resource \"${a##*/}\"" >&2; exit 1 ;;
+	*) cat "$f"; exit 0 ;;
+	esac
+done
+exit 3
+STUB
+	chmod +x ops
+}
+
 # t_val DESC EXPECTED: stdout is the one value EXPECTED, final newline or not
 # (kubectl -o jsonpath prints none).
 t_val() {
