@@ -19,6 +19,10 @@ command -v afl-fuzz >/dev/null 2>&1 || {
 build=$out/build
 rm -rf "$build" && mkdir -p "$build"
 cp -R "$root/Makefile" "$root/cmd" "$root/common" "$root/sh" "$root/.ci" "$build/"
+# The checkout's own objects must not stand in for instrumented ones: copied
+# after their sources, they would look up to date, and the shared code would
+# run without coverage feedback or sanitizers.
+rm -f "$build"/common/*.o "$build"/common/*.a
 AFL_USE_ASAN=1 AFL_USE_UBSAN=1 make -s -C "$build" all CC=afl-clang-fast \
 	CFLAGS='-O1 -g -fno-omit-frame-pointer' >"$out/build.log" 2>&1 || {
 	tail -n 20 "$out/build.log" >&2
