@@ -23,9 +23,10 @@ port_etcd_peer=$((base + 1))
 port_apiserver=$((base + 3))
 port_kcm=$((base + 4))
 port_scheduler=$((base + 5))
+port_registry=$((base + 6)) # an OCI registry (Debian's docker-registry), plain HTTP
 
 # Start order; down.sh stops in reverse.
-components="etcd kube-apiserver kube-controller-manager kube-scheduler kwok"
+components="etcd kube-apiserver kube-controller-manager kube-scheduler kwok registry"
 
 # pid of component $1 if its pid file names a live process running our
 # binary (guards against a recycled pid); empty otherwise.
@@ -43,7 +44,7 @@ live_pid() {
 # $1 seconds, then KILL. Removes the pid files.
 stop_all() {
 	pids=
-	for c in kwok kube-scheduler kube-controller-manager kube-apiserver etcd; do
+	for c in registry kwok kube-scheduler kube-controller-manager kube-apiserver etcd; do
 		p=$(live_pid "$c")
 		if [ -n "$p" ]; then
 			echo "sandbox: stopping $c (pid $p)"

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Start the sandbox control plane on 127.0.0.1: etcd, kube-apiserver,
 # kube-controller-manager, kube-scheduler and kwok (fake kubelets), from the
-# binaries of build.sh. With --lab, also the fake nodes lab-node-0..2.
+# binaries of build.sh, and an OCI registry (Debian's docker-registry); the
+# GPU Operator's two CRDs (crds/). With --lab, also the fake nodes lab-node-0..2.
 # Progress goes to stderr; stdout gets one line: export KUBECONFIG=<path>.
 # Env: GPUDRV_SANDBOX_DIR (default <repo>/.sandbox), GPUDRV_SANDBOX_PORT_BASE
 # (default 26440), GPUDRV_SANDBOX_TIMEOUT (seconds per wait, default 120).
@@ -80,7 +81,7 @@ if [ "$fresh" = 1 ]; then
 	busy=
 	for pp in "etcd-client:$port_etcd" "etcd-peer:$port_etcd_peer" \
 		"kube-apiserver:$port_apiserver" "kube-controller-manager:$port_kcm" \
-		"kube-scheduler:$port_scheduler"; do
+		"kube-scheduler:$port_scheduler" "registry:$port_registry"; do
 		p=${pp##*:}
 		hex=$(printf '%04X' "$p")
 		if cat /proc/net/tcp /proc/net/tcp6 2>/dev/null |
@@ -90,12 +91,14 @@ if [ "$fresh" = 1 ]; then
 	done
 	if [ -n "$busy" ]; then
 		say "ERROR: port(s) already in use by another process:$busy"
-		say "free them, or choose another block with GPUDRV_SANDBOX_PORT_BASE (now $base; uses base..base+5)"
+		say "free them, or choose another block with GPUDRV_SANDBOX_PORT_BASE (now $base; uses base..base+6)"
 		exit 1
 	fi
 
 	mkdir -p "$state/pki" "$logs"
 	pki=$state/pki
+	registry=$(command -v docker-registry) ||
+		fail registry "docker-registry not found: apt-get install -y docker-registry (sh .ci/deps test)"
 
 	# 4. Certificates and keys (openssl), kubeconfigs.
 	say "generating certificates in $pki"
@@ -247,6 +250,18 @@ EOF
 		--manage-all-nodes=false \
 		--manage-nodes-with-annotation-selector kwok.x-k8s.io/node=fake \
 		--node-ip 127.0.0.1 --cidr 10.0.0.1/16 --node-lease-duration-seconds 40 "$@"
+
+	# The registry: Debian's distribution 2.8, through a link in bin/ so
+	# that its pid file's process is known as ours.
+	ln -sf "$registry" "$bin/registry"
+	mkdir -p "$state/registry"
+	cat >"$state/registry.yml" <<EOF
+version: 0.1
+log: {level: warn, accesslog: {disabled: true}}
+storage: {filesystem: {rootdirectory: $state/registry}, delete: {enabled: true}}
+http: {addr: "127.0.0.1:$port_registry"}
+EOF
+	start registry serve "$state/registry.yml"
 fi
 
 # 6. Wait until usable (also when already running: quick then).
@@ -259,6 +274,12 @@ wait_for kube-scheduler "/healthz OK" \
 wait_for kube-controller-manager "ServiceAccount default/default" \
 	kc -n default get serviceaccount default
 [ -n "$(live_pid kwok)" ] || fail kwok "process exited"
+wait_for registry "/v2/ OK" curl -sf "http://127.0.0.1:$port_registry/v2/"
+
+# The GPU Operator's CRDs (ClusterPolicy, NVIDIADriver), as its objects are read.
+kc apply -f "$here/crds" >&2
+wait_for kube-apiserver "CRDs established" kc wait --for=condition=Established \
+	crd/clusterpolicies.nvidia.com crd/nvidiadrivers.nvidia.com --timeout=5s
 
 # 7. The lab nodes.
 if [ "$lab" = 1 ]; then
@@ -272,5 +293,5 @@ if [ "$lab" = 1 ]; then
 	done
 fi
 
-say "up in $(($(date +%s) - t0))s: kubectl=$bin/kubectl, server https://127.0.0.1:$port_apiserver"
+say "up in $(($(date +%s) - t0))s: kubectl=$bin/kubectl, server https://127.0.0.1:$port_apiserver, registry 127.0.0.1:$port_registry"
 echo "export KUBECONFIG=$kubeconfig"

@@ -15,11 +15,11 @@ UPG=system:serviceaccount:gpudrv:upgrader
 
 # What this test creates goes again, whatever happens.
 made_ns=
-made_crds=
+made_crs=
 cleanup() {
 	kubectl delete -f "$D" --ignore-not-found --wait=false >/dev/null 2>&1
-	# shellcheck disable=SC2086 # one argument per CRD
-	[ -z "$made_crds" ] || kubectl delete crd $made_crds --ignore-not-found >/dev/null 2>&1
+	[ -z "$made_crs" ] || kubectl delete clusterpolicy/cluster-policy nvidiadriver/default \
+		--ignore-not-found >/dev/null 2>&1
 	[ -z "$made_ns" ] || kubectl delete namespace "$made_ns" --ignore-not-found --wait=false >/dev/null 2>&1
 	e2e_reset_lab >/dev/null 2>&1
 }
@@ -35,31 +35,10 @@ drv() {
 	kubectl get node "$1" -o 'jsonpath={.spec.unschedulable}/{.metadata.labels.nvidia\.com/cuda\.driver\.major}.{.metadata.labels.nvidia\.com/cuda\.driver\.minor}.{.metadata.labels.nvidia\.com/cuda\.driver\.rev}/{.metadata.labels.nvidia\.com/gpu-driver-upgrade-state}'
 }
 
-# The GPU Operator's two CRDs, stand-ins with the real names and scope, so
-# that the auditor's rule for them is exercised.
-crd() { # crd PLURAL KIND VERSION
-	kubectl apply -f - >/dev/null <<EOF2
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: $1.nvidia.com}
-spec:
-  group: nvidia.com
-  scope: Cluster
-  names: {plural: $1, kind: $2, singular: $(echo "$2" | tr '[:upper:]' '[:lower:]')}
-  versions:
-  - name: $3
-    served: true
-    storage: true
-    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}
-EOF2
-}
-if kubectl get crd clusterpolicies.nvidia.com >/dev/null 2>&1 || kubectl get crd nvidiadrivers.nvidia.com >/dev/null 2>&1; then
-	t_skip "the GPU Operator's CRDs exist already: no stand-ins"
-else
-	made_crds="clusterpolicies.nvidia.com nvidiadrivers.nvidia.com"
-	crd clusterpolicies ClusterPolicy v1 && crd nvidiadrivers NVIDIADriver v1alpha1 &&
-		kubectl wait --for=condition=Established crd/clusterpolicies.nvidia.com crd/nvidiadrivers.nvidia.com --timeout=60s >/dev/null &&
-		kubectl apply -f - >/dev/null <<'EOF2'
+# The sandbox has the GPU Operator's two CRDs (sandbox/crds): a ClusterPolicy
+# and an NVIDIADriver, so that the auditor's rule for them is exercised.
+made_crs=1
+kubectl apply -f - >/dev/null <<'EOF2'
 apiVersion: nvidia.com/v1
 kind: ClusterPolicy
 metadata: {name: cluster-policy}
@@ -70,8 +49,7 @@ kind: NVIDIADriver
 metadata: {name: default}
 spec: {usePrecompiled: true, version: "550"}
 EOF2
-	t_ok $? "stand-ins for the GPU Operator's CRDs, a ClusterPolicy and an NVIDIADriver"
-fi
+t_ok $? "a ClusterPolicy and an NVIDIADriver"
 
 # The workloads a drain meets: three trainers under a budget that allows one
 # disruption, a DaemonSet in gpu-drv, the driver DaemonSet in gpu-operator.
@@ -174,13 +152,16 @@ t_out "one line per GPU node" \
 	"lab-node-0 - schedulable 550-5.15.0-119-generic-ubuntu22.04 ok" \
 	"lab-node-1 - schedulable 535-5.15.0-107-generic-ubuntu22.04 ok" \
 	"lab-node-2 - schedulable 550-6.8.0-45-generic-ubuntu24.04 ok"
-if [ -n "$made_crds" ]; then
+if [ -n "$made_crs" ]; then
 	t_run kubectl --as="$AUD" get clusterpolicies.nvidia.com,nvidiadrivers.nvidia.com -o name
 	t_rc 0 "the auditor lists the GPU Operator's ClusterPolicy and NVIDIADriver objects"
 	t_out "and sees them" clusterpolicy.nvidia.com/cluster-policy nvidiadriver.nvidia.com/default
 	t_run kubectl --as="$AUD" get clusterpolicy cluster-policy -o 'jsonpath={.spec.driver.usePrecompiled}'
 	t_rc 0 "the auditor reads the ClusterPolicy"
 	t_val "its driver settings" true
+	t_run as_auditor drv-audit.sh -t -m "$M"
+	t_rc 0 "drv-audit.sh -t as the auditor: the ClusterPolicy's version"
+	t_out "prints OK" OK
 fi
 
 # 2. The auditor is refused every write; the node and the pods stay as they are.
@@ -218,7 +199,7 @@ refused "$AUD" "the auditor binds itself to cluster-admin" create clusterrolebin
 refused "$AUD" "the auditor asks a token of the upgrader" create serviceaccounts/token \
 	kubectl --as="$AUD" -n gpudrv create token upgrader
 refused "$AUD" "the auditor lists Secrets" list secrets kubectl --as="$AUD" -n gpudrv get secrets
-if [ -n "$made_crds" ]; then
+if [ -n "$made_crs" ]; then
 	refused "$AUD" "the auditor creates a ClusterPolicy" create clusterpolicies \
 		kubectl --as="$AUD" create --validate=false -f - <<'EOF2'
 apiVersion: nvidia.com/v1

@@ -150,3 +150,7 @@ e2e_states() {
 	printf '%s\n' upgrade-required cordon-required pod-deletion-required drain-required \
 		pod-restart-required validation-required uncordon-required upgrade-done >"$1"
 }
+
+# The sandbox registry's address (sandbox/lib.sh: the port block's base + 6).
+# shellcheck disable=SC2034 # used by the test scripts
+e2e_registry=127.0.0.1:$((${GPUDRV_SANDBOX_PORT_BASE:-26440} + 6))
