@@ -70,6 +70,7 @@ check: all
 check-asan:
 	rm -rf .asan && mkdir -p .asan
 	cp -R Makefile cmd common sh .ci .asan/
+	rm -f .asan/common/*.o .asan/common/*.a # copied after their sources, they would look current
 	$(MAKE) -C .asan all CFLAGS='-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer' \
 		LDFLAGS='-fsanitize=address,undefined'
 	GPUDRV_BIN=$(CURDIR)/.asan/bin GPUDRV_SANITIZED=1 GPUDRV_E2E=0 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \

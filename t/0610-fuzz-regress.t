@@ -10,6 +10,10 @@ san=0
 if ldd "$BIN/labels2tag" 2>/dev/null | grep -q libasan; then san=1; fi
 if [ "${GPUDRV_SANITIZED:-0}" = 1 ]; then
 	t_ok "$((1 - san))" "GPUDRV_SANITIZED=1: $BIN/labels2tag is built with AddressSanitizer"
+	# The shared code too, not only cmd/: json_stream (common/json.c) checks
+	# its memory accesses.
+	n=$(objdump -d --no-show-raw-insn "$BIN/labels2tag" | awk '/<json_stream>:/,/^$/' | grep -c __asan_report)
+	t_ok "$([ "$n" -gt 0 ] && echo 0 || echo 1)" "GPUDRV_SANITIZED=1: common/ is instrumented too ($n checks in json_stream)"
 fi
 cp "$ROOT/lab/support-matrix.csv" matrix.csv
 printf '%s\n' "lab-node-0 550-5.15.0-119-generic-ubuntu22.04" >lines.txt
