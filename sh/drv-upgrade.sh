@@ -2,13 +2,17 @@
 # drv-upgrade.sh: move one GPU node to a new driver in the only safe order:
 # image first, budget headroom, cordon and drain (with a timeout), driver,
 # validation, uncordon, audit.  It records the GPU Operator's upgrade-state
-# label as it goes and never leaves a node cordoned without saying so.
+# label as it goes and never leaves a node cordoned without saying so.  As the
+# operator, it waits for the jobs named by -j after the cordon, skips
+# uncordon-required for a node cordoned before, and leaves alone a node
+# labelled nvidia.com/gpu-driver-upgrade.skip=true.
 set -eu
 
 prog=drv-upgrade.sh
-usage_line="usage: $prog [-L] [-d drain-log] [-m matrix] [-t drain-timeout] [-w budget-wait] [-g validate-timeout] [-n driver-namespace] [-s driver-selector] node version"
+usage_line="usage: $prog [-L] [-d drain-log] [-m matrix] [-t drain-timeout] [-w budget-wait] [-g validate-timeout] [-j job-selector [-J job-timeout]] [-n driver-namespace] [-s driver-selector] node version"
 STATE=nvidia.com/gpu-driver-upgrade-state
 INITIAL=nvidia.com/gpu-driver-upgrade.node-initial-state.unschedulable
+SKIP=nvidia.com/gpu-driver-upgrade.skip
 L_MAJOR=nvidia.com/cuda.driver.major
 L_MINOR=nvidia.com/cuda.driver.minor
 L_REV=nvidia.com/cuda.driver.rev
@@ -29,6 +33,9 @@ validate_timeout=600
 driver_ns=gpu-operator
 driver_sel=app=nvidia-driver-daemonset
 drain_log=
+wait_given=0
+wait_sel=      # -j: the pods to wait for after the cordon (waitForCompletion.podSelector)
+wait_timeout=  # -J: how long, 0 for as long as the run lasts (waitForCompletion.timeoutSeconds)
 # seconds VALUE OPTION: VALUE without leading zeros (sh arithmetic reads 010
 # as octal), or the usage.
 seconds() {
@@ -46,6 +53,8 @@ while [ $# -gt 0 ]; do
 	-t | --drain-timeout) [ $# -ge 2 ] || usage; drain_timeout=$(seconds "$2" "$1") || finish 2; shift ;;
 	-w | --budget-wait) [ $# -ge 2 ] || usage; budget_wait=$(seconds "$2" "$1") || finish 2; shift ;;
 	-g | --validate-timeout) [ $# -ge 2 ] || usage; validate_timeout=$(seconds "$2" "$1") || finish 2; shift ;;
+	-j | --wait-for) [ $# -ge 2 ] || usage; wait_sel=$2; wait_given=1; shift ;;
+	-J | --wait-timeout) [ $# -ge 2 ] || usage; wait_timeout=$(seconds "$2" "$1") || finish 2; shift ;;
 	-n | --driver-namespace) [ $# -ge 2 ] || usage; driver_ns=$2; shift ;;
 	-s | --driver-selector) [ $# -ge 2 ] || usage; driver_sel=$2; shift ;;
 	-h | --help) show_usage ;;
@@ -56,6 +65,19 @@ while [ $# -gt 0 ]; do
 	shift
 done
 [ $# -eq 2 ] || usage
+if [ -n "$wait_timeout" ] && [ "$wait_given" = 0 ]; then
+	say "-J is how long to wait for the pods -j selects: give -j too"
+	usage
+fi
+# The API server judges the selector (before the node is touched); here only
+# what would garble the messages.
+case $wait_given$wait_sel in
+1 | *[![:print:]]*)
+	say "-j takes a label selector (job=train, 'app in (a,b)'), not '$(printf '%s' "$wait_sel" | tr -c '[:print:]' '?')'"
+	usage
+	;;
+esac
+wait_timeout=${wait_timeout:-0}
 labels2tag=$(find_tool labels2tag) || finish 2
 matrix_grep=$(find_tool matrix-grep) || finish 2
 pdb_check=$(find_tool pdb-check) || finish 2
@@ -65,6 +87,7 @@ shq() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
 resume_opts="-m $(shq "$matrix") -t $drain_timeout -w $budget_wait -g $validate_timeout"
 resume_opts="$resume_opts -n $(shq "$driver_ns") -s $(shq "$driver_sel")"
 [ -z "$drain_log" ] || resume_opts="$resume_opts -d $(shq "$drain_log")"
+[ -z "$wait_sel" ] || resume_opts="$resume_opts -j $(shq "$wait_sel") -J $wait_timeout"
 [ "$lab" = 0 ] || resume_opts="-L $resume_opts"
 node=$1
 version=$2
@@ -96,15 +119,67 @@ state_set=0      # 1 once we have written the state label
 we_cordoned=0
 cordoned=0       # 1 from our cordon until the node is schedulable again
 cur_state=       # the state label as we last set it (or found it)
-# The run's deadline: each step's own timeout, 120 s for the other requests,
-# and three request timeouts kept to put the node back (GPUDRV_TIMEOUT
-# replaces the whole).
-gpudrv_start $((budget_wait + drain_timeout + validate_timeout + 120)) 3
+# The run's deadline: each step's own timeout (a day for -J 0, the wait
+# without a timeout of its own), 120 s for the other requests, and three
+# request timeouts kept to put the node back (GPUDRV_TIMEOUT replaces the whole).
+jobs_time=0
+if [ -n "$wait_sel" ]; then jobs_time=$wait_timeout; [ "$jobs_time" -gt 0 ] || jobs_time=86400; fi
+gpudrv_start $((budget_wait + drain_timeout + validate_timeout + jobs_time + 120)) 3
 
 # field JSONPATH: the node's fields, fresh from the API, into $val.
 field() {
 	kc "$tmp/field" "$tmp/err" get node "$node" -o "jsonpath=$1" || return
 	val=$(cat "$tmp/field")
+}
+# pod_phases: "namespace/name phase" of each item of the pod List (JSON, as
+# the API server sends it or kubectl prints it) on standard input.  Records
+# split at '"' are in turn outside a string and a string's text (one ending
+# in an odd number of backslashes ended at an escaped quote); d is the depth
+# of {} and [], k[d] the key that opened it: an item is at depth 3 under
+# "items", its metadata and status at depth 4.
+pod_phases() {
+	LC_ALL=C awk 'BEGIN { RS = "\""; d = 0; inside = 0; have = 0 }
+	inside {
+		str = str $0
+		if (match($0, /\\+$/) && RLENGTH % 2 == 1) { str = str "\""; next }
+		inside = 0; have = 1; next
+	}
+	{
+		if (have) {
+			t = $0
+			sub(/^[ \t\r\n]*/, "", t)
+			if (substr(t, 1, 1) == ":") key = str
+			else if (d == 4 && k[2] == "items" && k[4] == "metadata" && key == "name") name = str
+			else if (d == 4 && k[2] == "items" && k[4] == "metadata" && key == "namespace") ns = str
+			else if (d == 4 && k[2] == "items" && k[4] == "status" && key == "phase") phase = str
+			have = 0
+		}
+		n = length($0)
+		for (i = 1; i <= n; i++) {
+			c = substr($0, i, 1)
+			if (c == "{" || c == "[") { k[++d] = key; key = "" }
+			else if (c == "}" || c == "]") {
+				if (c == "}" && d == 3 && k[2] == "items") {
+					print ns "/" name, (phase == "" ? "-" : phase)
+					name = ns = phase = ""
+				}
+				d--
+				key = ""
+			} else if (c == ",") key = ""
+		}
+		inside = 1
+		str = ""
+	}'
+}
+# running_jobs: into $tmp/jobs, "namespace/name" of each pod on the node that
+# -j selects and that still runs: phase Running or Pending, as the operator
+# counts (Succeeded and Failed are done); $njobs: how many, $jobs_named: the
+# first five and how many more.
+running_jobs() {
+	kc "$tmp/jl" "$tmp/err" get --raw "$jobs_url" || return
+	pod_phases <"$tmp/jl" | awk '$2 == "Running" || $2 == "Pending" { print $1 }' >"$tmp/jobs"
+	njobs=$(grep -c . "$tmp/jobs") || :
+	jobs_named=$(awk 'NR <= 5 { printf "%s%s", (NR > 1 ? " " : ""), $0 } END { if (NR > 5) printf " and %d more", NR - 5 }' "$tmp/jobs")
 }
 VERSION_PATH='{.metadata.labels.nvidia\.com/cuda\.driver\.major}.{.metadata.labels.nvidia\.com/cuda\.driver\.minor}.{.metadata.labels.nvidia\.com/cuda\.driver\.rev}'
 
@@ -182,12 +257,16 @@ abort() {
 	on_fail "$1" 2
 }
 
-# Step 0: the node as it is: its labels, then its upgrade state, cordon,
-# driver and initial-state annotation (last: its value is any text).
+# Step 0: the node as it is: its labels, then its upgrade state and skip
+# label (label values hold no blank), cordon, driver and initial-state
+# annotation (last: its value is any text).
 get_node "$node" "$tmp/node"
-field "{.metadata.labels.nvidia\.com/gpu-driver-upgrade-state}{\"\\n\"}{.spec.unschedulable}{\"\\n\"}$VERSION_PATH{\"\\n\"}{.metadata.annotations.nvidia\.com/gpu-driver-upgrade\.node-initial-state\.unschedulable}" ||
+field "{.metadata.labels.nvidia\.com/gpu-driver-upgrade-state} {.metadata.labels.nvidia\.com/gpu-driver-upgrade\.skip}{\"\\n\"}{.spec.unschedulable}{\"\\n\"}$VERSION_PATH{\"\\n\"}{.metadata.annotations.nvidia\.com/gpu-driver-upgrade\.node-initial-state\.unschedulable}" ||
 	on_fail "kubectl failed: $(cat "$tmp/err")" 2
-prev_state=$(sed -n 1p "$tmp/field")
+labels=$(sed -n 1p "$tmp/field")
+prev_state=${labels%% *}
+skip=${labels#"$prev_state"}
+skip=${skip# }
 cur_state=$prev_state
 unsched=$(sed -n 2p "$tmp/field")
 have=$(sed -n 3p "$tmp/field")
@@ -197,6 +276,12 @@ if [ "$have" = "$version" ] && [ "$prev_state" = upgrade-done ] && [ "$unsched" 
 	echo "$node upgrade-done $version" >"$tmp/stdout"
 	emit "$tmp/stdout" 0
 	finish 0
+fi
+# The operator's skip label: only "true" counts, as for the operator.
+if [ "$skip" = true ]; then
+	say "$node: labelled $SKIP=true: left alone, as the GPU Operator leaves it; nothing was changed"
+	say "to upgrade it, first: kubectl label node $node $SKIP-"
+	finish 1
 fi
 
 # Step 1: the image first.  The tag comes from labels2tag, never from a split.
@@ -246,6 +331,15 @@ while :; do
 done
 [ "$pc" -eq 0 ] || finish 2
 say "$node: the budgets leave room for the drain"
+# The pods -j names, listed once before the node is touched: the API server
+# judges the selector here rather than after the cordon.
+if [ -n "$wait_sel" ]; then
+	jobs_url="$pods_on_node&labelSelector=$(urlencode "$wait_sel")"
+	if ! running_jobs; then
+		kubectl_said "cannot list the pods -j '$wait_sel' selects on $node; nothing was changed" "$tmp/err"
+		finish 2
+	fi
+fi
 
 # Was the node schedulable before any upgrade began?  A resume keeps the
 # first run's answer, as the GPU Operator does with its initial-state annotation.
@@ -269,6 +363,39 @@ kc /dev/null "$tmp/err" cordon "$node" || on_fail "cordon failed: $(cat "$tmp/er
 field '{.spec.unschedulable}' || on_fail "cannot read the node after the cordon: $(cat "$tmp/err")" 2
 [ "$val" = true ] || on_fail "the cordon did not take: the API left the node schedulable" 2
 cordoned=1
+# With -j, the operator's wait-for-jobs-required: the pods it selects on the
+# node end (Succeeded or Failed), or -J passes and the drain evicts them as
+# it evicts the rest.  With -J 0 only the run's deadline ends the wait.
+if [ -n "$wait_sel" ]; then
+	set_state wait-for-jobs-required || on_fail "the API refused a label" 2
+	if [ "$wait_timeout" -gt 0 ]; then limit="at most ${wait_timeout}s (-J)"; else limit="until the run's deadline (-J 0)"; fi
+	t0=$(date +%s)
+	first=1
+	while :; do
+		running_jobs || on_fail "cannot list the pods -j selects: $(cat "$tmp/err")" 2
+		waited=$(($(date +%s) - t0))
+		if [ "$njobs" = 0 ] && [ "$first" = 1 ]; then
+			say "$node: no pod matching '$wait_sel' runs on the node"
+			break
+		elif [ "$njobs" = 0 ]; then
+			say "$node: the pods matching '$wait_sel' have ended, after ${waited}s"
+			break
+		fi
+		[ "$first" = 0 ] || say "$node: waiting for $njobs pod(s) matching '$wait_sel' to end, $limit: $jobs_named"
+		first=0
+		if [ "$wait_timeout" -gt 0 ] && [ "$waited" -ge "$wait_timeout" ]; then
+			say "$node: $njobs pod(s) matching '$wait_sel' still run after ${waited}s (-J $wait_timeout): $jobs_named"
+			say "$node: going on, as the GPU Operator does: the drain evicts them"
+			break
+		fi
+		step=2
+		[ "$wait_timeout" = 0 ] || [ $((wait_timeout - waited)) -ge "$step" ] || step=$((wait_timeout - waited))
+		nap "$step"
+		# (The next look needs a second of the run: none is the deadline.)
+		[ "$(time_left)" -gt 1 ] ||
+			on_fail "the run's deadline came ($gpudrv_why) while $njobs pod(s) matching '$wait_sel' still ran, after $(($(date +%s) - t0))s: $jobs_named" 2
+	done
+fi
 set_state pod-deletion-required || on_fail "the API refused a label" 2
 set_state drain-required || on_fail "the API refused a label" 2
 say "$node: kubectl drain --timeout=${drain_timeout}s"
@@ -317,8 +444,10 @@ while :; do
 done
 say "$node: the node reports driver $version"
 
-set_state uncordon-required || on_fail "the API refused a label" 2
+# A node cordoned before the upgrade goes from validation-required straight
+# to upgrade-done, as the operator moves it (its initial-state annotation).
 if [ "$we_cordoned" = 1 ]; then
+	set_state uncordon-required || on_fail "the API refused a label" 2
 	kc /dev/null "$tmp/err" uncordon "$node" || on_fail "uncordon failed: $(cat "$tmp/err")" 2
 	field '{.spec.unschedulable}' || on_fail "cannot read the node after the uncordon: $(cat "$tmp/err")" 2
 	[ "$val" != true ] || on_fail "the uncordon did not take: the node is still cordoned" 2

@@ -1,6 +1,7 @@
 #!/bin/sh
-# drv-upgrade.sh's arguments are checked before kubectl is called.
-# (t/0920 and t/0940 run it against the sandbox.)
+# drv-upgrade.sh on a fake API server (t_fake_cluster): its arguments are
+# checked before kubectl is called, and the states it writes follow the GPU
+# Operator (t/0920 and t/0940 run it against the sandbox).
 . "$(dirname "$0")/lib.sh"
 
 t_fake_kubectl
@@ -33,4 +34,278 @@ t_grep "says the cordon did not take" err "^drv-upgrade.sh: lab-node-1: the cord
 t_grep "and where the node stands" err "^drv-upgrade.sh: lab-node-1: now: unschedulable= state=upgrade-failed$"
 t_run grep -c '^--request-timeout=[0-9]*s drain ' kubectl.log
 t_out "no drain was started" 0
+
+# The fake cluster, extended: FAKE_SKIP is the node's
+# nvidia.com/gpu-driver-upgrade.skip label, as the real API answers the
+# jsonpath (the state, a blank, the skip value); FAKE_JOBS names the files in
+# t/data/upgrade that the queries of -j get, one a call, the last one again
+# and again ("refused": the API refuses the selector).
+t_fake_cluster
+mv kubectl kubectl.cluster
+cat >kubectl <<'STUB'
+#!/bin/sh
+F=$FAKE_DIR
+case $* in
+*" get --raw /api/v1/pods?"*"&labelSelector="*)
+	echo "$$" >>"$F/kubectl.pids"
+	printf '%s\n' "$*" >>"$F/kubectl.log"
+	n=$(($(cat "$F/jobs.calls" 2>/dev/null || echo 0) + 1))
+	echo "$n" >"$F/jobs.calls"
+	# shellcheck disable=SC2086 # one file a word
+	set -- $FAKE_JOBS
+	[ "$n" -le $# ] || n=$#
+	eval "f=\${$n}"
+	if [ "$f" = refused ]; then
+		echo 'Error from server (BadRequest): unable to parse requirement: values[0][job]: Invalid value: "train!": a valid label must be an empty string or consist of alphanumeric characters' >&2
+		exit 1
+	fi
+	cat "$FAKE_DATA/upgrade/$f"
+	;;
+*" get node lab-node-1 -o jsonpath="*initial-state*)
+	"$F/kubectl.cluster" "$@" | sed "1s/\$/ ${FAKE_SKIP:-}/"
+	;;
+*) exec "$F/kubectl.cluster" "$@" ;;
+esac
+STUB
+chmod +x kubectl
+FAKE_DATA=$DATA
+export FAKE_DATA
+S=nvidia.com/gpu-driver-upgrade-state
+M=$PWD/matrix.csv
+up() { drv-upgrade.sh -L -m "$M" "$@"; }
+# fresh [UNSCHED]: lab-node-1 as before any upgrade, cordoned by hand with
+# UNSCHED=true.
+fresh() {
+	: >fake/state
+	: >fake/initial
+	echo 535.183.06 >fake/driver
+	echo "${1:-}" >fake/unsched
+	rm -f kubectl.log jobs.calls
+}
+# t_states DESC STATE...: the state labels written, in this order.
+t_states() {
+	d=$1
+	shift
+	sed -n "s|^--request-timeout=[0-9]*s label node lab-node-1 --overwrite $S=||p" kubectl.log >states
+	printf '%s\n' "$@" >states.expected
+	t_cmp "$d" states.expected states
+}
+# t_is DESC GOT EXPECTED
+t_is() {
+	if [ "$2" = "$3" ]; then t_ok 0 "$1"; else
+		t_ok 1 "$1"
+		printf 'expected: %s\ngot: %s\n' "$3" "$2" | t_diag
+	fi
+}
+# t_cmp_waited DESC: ./err is ./err.expected, but for how long it says it
+# waited ("after Ns": a busy machine may take a second more), which must
+# be from LOW to HIGH.
+t_cmp_waited() {
+	w=$(sed -n 's/.* after \([0-9][0-9]*\)s.*/\1/p' err)
+	sed 's/ after [0-9][0-9]*s/ after Ns/' err.expected >err.expected.n
+	sed 's/ after [0-9][0-9]*s/ after Ns/' err >err.n
+	t_cmp "$1" err.expected.n err.n
+	[ -n "$w" ] && [ "$w" -ge "$2" ] && [ "$w" -le "$3" ]
+	t_ok $? "and it says it waited ${2} to ${3}s (${w:-nothing}s)"
+}
+# calls PATTERN: how many kubectl calls match PATTERN (a basic regex).
+calls() {
+	grep -c -e "^--request-timeout=[0-9]*s $1" kubectl.log || :
+}
+# e PART...: the lines drv-upgrade.sh says of lab-node-1, for t_err.
+e() {
+	for l in "$@"; do printf 'drv-upgrade.sh: lab-node-1: %s\n' "$l"; done
+}
+set_to() { # set_to STATE...: the lines that say each state label set
+	for l in "$@"; do e "$S=$l"; done
+}
+# The stderr of a whole upgrade to 550.90.07, from the budgets to the
+# drain's end; then from the driver to validation.
+before_drain() {
+	e "image 550-5.15.0-107-generic-ubuntu22.04 is in $M" "the budgets leave room for the drain"
+}
+drain() {
+	e "kubectl drain --timeout=300s"
+	printf '    %s\n' "node/lab-node-1 already cordoned" "node/lab-node-1 drained"
+	set_to pod-restart-required validation-required
+	e "the node reports driver 550.90.07"
+}
+OUT_DONE="lab-node-1 upgrade-done 550.90.07 550-5.15.0-107-generic-ubuntu22.04"
+
+# 1. A node schedulable before: the eight states, the node uncordoned.
+fresh
+t_run up lab-node-1 550.90.07
+t_rc 0 "a whole upgrade of a schedulable node"
+t_out "prints the audit and the result" "audit: OK" "$OUT_DONE"
+{
+	before_drain
+	set_to upgrade-required cordon-required pod-deletion-required drain-required
+	drain
+	set_to uncordon-required upgrade-done
+} >err.expected
+t_cmp "says each step" err.expected err
+t_states "passes the eight states, uncordon-required among them" upgrade-required cordon-required \
+	pod-deletion-required drain-required pod-restart-required validation-required uncordon-required upgrade-done
+t_is "uncordons the node it cordoned" "$(calls 'uncordon lab-node-1$')" 1
+t_run t_fake_state
+t_out "the node: schedulable, upgrade-done" "unschedulable= state=upgrade-done"
+
+# 2. A node cordoned before: validation-required goes straight to
+# upgrade-done, as the operator moves it (the initial-state annotation), and
+# the node stays cordoned.
+fresh true
+t_run up lab-node-1 550.90.07
+t_rc 0 "a whole upgrade of a node cordoned by hand"
+t_out "prints the audit and the result" "audit: OK" "$OUT_DONE"
+{
+	before_drain
+	set_to upgrade-required cordon-required pod-deletion-required drain-required
+	drain
+	e "left cordoned: it was unschedulable before the upgrade began"
+	set_to upgrade-done
+} >err.expected
+t_cmp "says it leaves the node cordoned, and no uncordon-required" err.expected err
+t_states "passes seven states: validation-required, then upgrade-done" upgrade-required cordon-required \
+	pod-deletion-required drain-required pod-restart-required validation-required upgrade-done
+t_is "never uncordons" "$(calls 'uncordon ')" 0
+t_is "records the initial state, as the operator does" \
+	"$(calls "annotate node lab-node-1 --overwrite nvidia.com/gpu-driver-upgrade.node-initial-state.unschedulable=true$")" 1
+t_run t_fake_state
+t_out "the node: still cordoned, upgrade-done" "unschedulable=true state=upgrade-done"
+t_is "the initial-state annotation is gone again" "$(cat fake/initial)" ""
+
+# 3. The operator's skip label: left alone, exit 1, nothing written.
+fresh
+FAKE_SKIP=true t_run up lab-node-1 550.90.07
+t_rc 1 "a node labelled nvidia.com/gpu-driver-upgrade.skip=true"
+t_out "prints nothing on stdout"
+t_err "says it is left alone, and how to upgrade it" \
+	"drv-upgrade.sh: lab-node-1: labelled nvidia.com/gpu-driver-upgrade.skip=true: left alone, as the GPU Operator leaves it; nothing was changed" \
+	"drv-upgrade.sh: to upgrade it, first: kubectl label node lab-node-1 nvidia.com/gpu-driver-upgrade.skip-"
+t_run sed 's/^--request-timeout=[0-9]*s //; s/ -o jsonpath=.*//' kubectl.log
+t_out "reads the node and nothing else" "get --raw /api/v1/nodes/lab-node-1" "get node lab-node-1"
+t_run t_fake_state
+t_out "the node is as it was" "unschedulable= state="
+echo 535.183.06 >fake/driver
+echo upgrade-failed >fake/state
+FAKE_SKIP=true t_run up lab-node-1 550.90.07
+t_rc 1 "skip=true on a node an earlier run left upgrade-failed"
+t_run t_fake_state
+t_out "it is left as it is too" "unschedulable= state=upgrade-failed"
+fresh
+FAKE_SKIP=false t_run up lab-node-1 550.90.07
+t_rc 0 "skip=false: only true skips, as for the operator"
+t_grep "upgraded" out "^$OUT_DONE\$"
+
+# 4. -j: after the cordon, wait-for-jobs-required until the pods it selects
+# end.  Two still run (Running, Pending; one Succeeded already), then all
+# have ended (Succeeded, Failed): one look before the cordon, two after.
+fresh
+FAKE_JOBS="jobs-running.json jobs-running.json jobs-done.json" t_run up -j job=train -J 60 lab-node-1 550.90.07
+t_rc 0 "-j job=train: the jobs end within -J 60"
+t_out "prints the audit and the result" "audit: OK" "$OUT_DONE"
+{
+	before_drain
+	set_to upgrade-required cordon-required wait-for-jobs-required
+	e "waiting for 2 pod(s) matching 'job=train' to end, at most 60s (-J): gpu-drv/train-a ml/train-b"
+	e "the pods matching 'job=train' have ended, after 2s"
+	set_to pod-deletion-required drain-required
+	drain
+	set_to uncordon-required upgrade-done
+} >err.expected
+t_cmp_waited "names the pods it waits for, and says when they have ended" 2 3
+t_states "wait-for-jobs-required comes between cordon-required and pod-deletion-required" upgrade-required \
+	cordon-required wait-for-jobs-required pod-deletion-required drain-required pod-restart-required \
+	validation-required uncordon-required upgrade-done
+t_is "lists the node's pods by the selector, three times" \
+	"$(calls 'get --raw /api/v1/pods?fieldSelector=spec.nodeName%3Dlab-node-1&labelSelector=job%3Dtrain$')" 3
+t_run sed -n -e "s|^--request-timeout=[0-9]*s label node lab-node-1 --overwrite $S=||p" \
+	-e 's#^--request-timeout=[0-9]*s \(cordon\|drain\|get --raw /api/v1/pods?.*labelSelector\).*#\1#p' kubectl.log
+L="get --raw /api/v1/pods?fieldSelector=spec.nodeName%3Dlab-node-1&labelSelector"
+t_out "in order: a look, the cordon, the state, two looks, then pod deletion and the drain" \
+	"$L" upgrade-required cordon-required cordon wait-for-jobs-required "$L" "$L" \
+	pod-deletion-required drain-required drain pod-restart-required validation-required uncordon-required upgrade-done
+
+# No pod selected: the state is passed at once.
+fresh
+FAKE_JOBS=jobs-none.json t_run up --wait-for 'job in (train, eval)' lab-node-1 550.90.07
+t_rc 0 "--wait-for with no pod of it on the node"
+t_grep "says none runs" err "^drv-upgrade.sh: lab-node-1: no pod matching 'job in (train, eval)' runs on the node$"
+t_states "passes wait-for-jobs-required" upgrade-required cordon-required wait-for-jobs-required \
+	pod-deletion-required drain-required pod-restart-required validation-required uncordon-required upgrade-done
+t_is "the selector is encoded for the query" \
+	"$(calls 'get --raw /api/v1/pods?fieldSelector=spec.nodeName%3Dlab-node-1&labelSelector=job%20in%20%28train%2C%20eval%29$')" 2
+
+# -J passes: the operator goes on to pod deletion and the drain, which
+# evicts them.
+fresh
+t0=$(date +%s)
+FAKE_JOBS=jobs-running.json t_run up -j job=train --wait-timeout 3 lab-node-1 550.90.07
+took=$(($(date +%s) - t0))
+t_rc 0 "-j whose pods outlast -J 3"
+t_out "prints the audit and the result" "audit: OK" "$OUT_DONE"
+{
+	before_drain
+	set_to upgrade-required cordon-required wait-for-jobs-required
+	e "waiting for 2 pod(s) matching 'job=train' to end, at most 3s (-J): gpu-drv/train-a ml/train-b"
+	e "2 pod(s) matching 'job=train' still run after 3s (-J 3): gpu-drv/train-a ml/train-b"
+	e "going on, as the GPU Operator does: the drain evicts them"
+	set_to pod-deletion-required drain-required
+	drain
+	set_to uncordon-required upgrade-done
+} >err.expected
+t_cmp_waited "says the pods still run after -J, and that the drain evicts them" 3 4
+[ "$took" -ge 3 ] && [ "$took" -le 8 ]
+t_ok $? "waited -J's 3 seconds, not more (${took}s)"
+
+# -J 0 (the default) waits as long as the run lasts: the deadline ends it
+# through the failure path (the node uncordoned, upgrade-failed, exit 2).
+fresh
+t0=$(date +%s)
+FAKE_JOBS=jobs-running.json GPUDRV_TIMEOUT=8 GPUDRV_REQUEST_TIMEOUT=1 t_run up -j job=train lab-node-1 550.90.07
+took=$(($(date +%s) - t0))
+t_rc 2 "-j with no -J, the jobs running past GPUDRV_TIMEOUT=8"
+t_out "prints nothing on stdout"
+{
+	before_drain
+	set_to upgrade-required cordon-required wait-for-jobs-required
+	e "waiting for 2 pod(s) matching 'job=train' to end, until the run's deadline (-J 0): gpu-drv/train-a ml/train-b"
+	e "the run's deadline came (GPUDRV_TIMEOUT=8, 3s of it kept to put the node back) while 2 pod(s) matching 'job=train' still ran, after 4s: gpu-drv/train-a ml/train-b"
+	e "driver unchanged; the node is schedulable again (uncordoned); $S=upgrade-failed" \
+		"pods already evicted are rescheduled by their controllers"
+	printf '%s\n' "drv-upgrade.sh: to resume: drv-upgrade.sh -L -m '$M' -t 300 -w 0 -g 600 -n 'gpu-operator' -s 'app=nvidia-driver-daemonset' -j 'job=train' -J 0 lab-node-1 550.90.07"
+	e "now: unschedulable= state=upgrade-failed"
+} >err.expected
+t_cmp_waited "says the deadline came while the jobs ran, and where the node stands" 3 6
+[ "$took" -ge 4 ] && [ "$took" -le 10 ]
+t_ok $? "ends at the deadline (${took}s)"
+t_is "no drain was started" "$(calls 'drain ')" 0
+t_run t_fake_state
+t_out "the node: schedulable again, upgrade-failed" "unschedulable= state=upgrade-failed"
+
+# The API refuses the selector: found before the node is touched.
+fresh
+FAKE_JOBS=refused t_run up -j 'job=train!' lab-node-1 550.90.07
+t_rc 2 "-j with a selector the API refuses"
+t_out "prints nothing on stdout"
+{
+	before_drain
+	printf '%s\n' "drv-upgrade.sh: cannot list the pods -j 'job=train!' selects on lab-node-1; nothing was changed; kubectl said:" \
+		'    Error from server (BadRequest): unable to parse requirement: values[0][job]: Invalid value: "train!": a valid label must be an empty string or consist of alphanumeric characters'
+} >err.expected
+t_cmp "says the API refused it and nothing was changed" err.expected err
+t_is "no label, annotation or cordon was written" "$(calls '\(label\|annotate\|cordon\) ')" 0
+
+# The options.
+t_run up -j '' lab-node-1 550.90.07
+t_rc 2 "-j ''"
+t_err "says -j takes a selector, then the usage" \
+	"drv-upgrade.sh: -j takes a label selector (job=train, 'app in (a,b)'), not ''" "$(drv-upgrade.sh -h)"
+t_run up -J 60 lab-node-1 550.90.07
+t_rc 2 "-J without -j"
+t_err "says -J goes with -j, then the usage" \
+	"drv-upgrade.sh: -J is how long to wait for the pods -j selects: give -j too" "$(drv-upgrade.sh -h)"
+t_run up -j job=train -J 1h lab-node-1 550.90.07
+t_rc 2 "-J that is not seconds"
+t_grep "says what -J takes" err "^drv-upgrade.sh: -J takes a number of seconds, not '1h'$"
 t_done

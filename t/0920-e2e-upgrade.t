@@ -96,16 +96,112 @@ t_out "one line per GPU node: state, cordon, tag, image" \
 	"lab-node-3 - schedulable 550-6.8.0-52-generic-ubuntu24.04 ok"
 
 # A node an admin cordoned stays cordoned through an upgrade, even one that
-# an earlier upgrade left upgrade-done.
+# an earlier upgrade left upgrade-done, and goes from validation-required
+# straight to upgrade-done, as the GPU Operator moves it.
 kubectl cordon lab-node-1 >/dev/null
 t_run "$U" -L -t 30 lab-node-1 550.127.05
 t_rc 0 "drv-upgrade.sh of a node cordoned by hand"
 t_grep "says it leaves the node cordoned" err "lab-node-1: left cordoned: it was unschedulable before the upgrade began"
-t_run kubectl get node lab-node-1 -o 'jsonpath={.spec.unschedulable}/{.metadata.labels.nvidia\.com/gpu-driver-upgrade-state}/{.metadata.labels.nvidia\.com/cuda\.driver\.minor}'
-t_val "the node is still cordoned, upgrade-done, on the new driver" true/upgrade-done/127
+sed -n 's/^drv-upgrade.sh: lab-node-1: nvidia.com\/gpu-driver-upgrade-state=//p' err >states
+grep -v '^uncordon-required$' states.all >states.cordoned
+t_cmp "passes no uncordon-required: validation-required, then upgrade-done" states.cordoned states
+t_run kubectl get node lab-node-1 -o 'jsonpath={.spec.unschedulable}/{.metadata.labels.nvidia\.com/gpu-driver-upgrade-state}/{.metadata.labels.nvidia\.com/cuda\.driver\.minor}/{.metadata.annotations.nvidia\.com/gpu-driver-upgrade\.node-initial-state\.unschedulable}'
+t_val "the node is still cordoned, upgrade-done, on the new driver, the initial-state annotation gone" true/upgrade-done/127/
 kubectl uncordon lab-node-1 >/dev/null
 e2e_until 90 running 4 && e2e_until 60 settled 1
 t_ok $? "uncordoned by hand: four trainers again, one disruption allowed"
+
+# The GPU Operator's skip label: the node is left alone, exit 1.
+kubectl label node lab-node-1 nvidia.com/gpu-driver-upgrade.skip=true >/dev/null
+node1 >before
+t_run "$U" -L -t 30 lab-node-1 550.144.03
+t_rc 1 "drv-upgrade.sh of a node labelled nvidia.com/gpu-driver-upgrade.skip=true"
+t_out "prints nothing on stdout"
+t_err "says it leaves the node alone, and how to upgrade it" \
+	"drv-upgrade.sh: lab-node-1: labelled nvidia.com/gpu-driver-upgrade.skip=true: left alone, as the GPU Operator leaves it; nothing was changed" \
+	"drv-upgrade.sh: to upgrade it, first: kubectl label node lab-node-1 nvidia.com/gpu-driver-upgrade.skip-"
+node1 >after
+t_cmp "the node is exactly as it was" before after
+kubectl label node lab-node-1 nvidia.com/gpu-driver-upgrade.skip- >/dev/null
+
+# -j: the jobs it names on the node end before the drain (wait-for-jobs-required).
+node1 >before
+t_run "$U" -L -t 30 -j 'gpudrv-job=train!' lab-node-1 550.144.03
+t_rc 2 "drv-upgrade.sh -j with a selector the API server refuses"
+t_grep "says so before the node is touched" err "^drv-upgrade.sh: cannot list the pods -j 'gpudrv-job=train!' selects on lab-node-1; nothing was changed; kubectl said:$"
+node1 >after
+t_cmp "the node is exactly as it was" before after
+# A job's pod (kwok ends a Job's pods at once, and drain refuses a pod no
+# controller manages: a Deployment's, then); the test ends it below.
+ns apply -f - >/dev/null <<'EOF2'
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: job-a}
+spec:
+  replicas: 1
+  selector: {matchLabels: {gpudrv-job: train, run: a}}
+  template:
+    metadata: {labels: {gpudrv-job: train, run: a}}
+    spec:
+      nodeSelector: {kubernetes.io/hostname: lab-node-1}
+      containers: [{name: c, image: busybox}]
+EOF2
+e2e_until 60 sh -c '[ -n "$(kubectl -n gpu-drv get pods -l run=a --field-selector=status.phase=Running -o name)" ]'
+t_ok $? "a job's pod, gpudrv-job=train, runs on lab-node-1"
+jobpod=$(ns get pods -l run=a -o name)
+# The job ends (its pod Succeeded, as a kubelet reports it) once the script
+# waits for it; the replacement its Deployment makes stays Pending on the
+# cordoned node until the upgrade is done.
+: >err
+(
+	e2e_until 60 grep -q "waiting for 1 pod(s) matching 'gpudrv-job=train'" err || exit 1
+	now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+	kubectl -n gpu-drv patch "$jobpod" --subresource=status --type=merge -p '{"status":{"phase":"Succeeded","containerStatuses":[{"name":"c","image":"busybox","ready":false,"restartCount":0,"started":false,"state":{"terminated":{"exitCode":0,"reason":"Completed","startedAt":"'"$now"'","finishedAt":"'"$now"'"}}}]}}' >/dev/null
+) &
+job=$!
+t_run "$U" -L -t 30 -j gpudrv-job=train -J 120 lab-node-1 550.144.03
+wait "$job"
+t_ok $? "the job's pod was marked Succeeded while drv-upgrade.sh waited"
+t_rc 0 "drv-upgrade.sh -j gpudrv-job=train -J 120, the job ending"
+t_grep "names the pod it waits for" err "^drv-upgrade.sh: lab-node-1: waiting for 1 pod(s) matching 'gpudrv-job=train' to end, at most 120s (-J): gpu-drv/${jobpod#pod/}$"
+t_grep "says when it has ended" err "^drv-upgrade.sh: lab-node-1: the pods matching 'gpudrv-job=train' have ended, after [0-9]*s$"
+sed -n 's/^drv-upgrade.sh: lab-node-1: nvidia.com\/gpu-driver-upgrade-state=//p' err >states
+sed '/^cordon-required$/a wait-for-jobs-required' states.all >states.jobs
+t_cmp "passes wait-for-jobs-required between cordon-required and pod-deletion-required" states.jobs states
+t_run kubectl get node lab-node-1 -o 'jsonpath={.spec.unschedulable}/{.metadata.labels.nvidia\.com/gpu-driver-upgrade-state}/{.metadata.labels.nvidia\.com/cuda\.driver\.minor}'
+t_val "the node is schedulable, upgrade-done, on the new driver" /upgrade-done/144
+ns delete deployment job-a --wait=true >/dev/null
+e2e_until 60 sh -c '[ -z "$(kubectl -n gpu-drv get pods -l run=a -o name)" ]' && e2e_until 90 running 4 && e2e_until 60 settled 1
+t_ok $? "four trainers again, one disruption allowed"
+
+# -J passes with the job still running: on to the drain, which evicts it.
+ns apply -f - >/dev/null <<'EOF2'
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: longjob}
+spec:
+  replicas: 1
+  selector: {matchLabels: {gpudrv-job: train}}
+  template:
+    metadata: {labels: {gpudrv-job: train}}
+    spec:
+      nodeSelector: {kubernetes.io/hostname: lab-node-1}
+      containers: [{name: c, image: busybox}]
+EOF2
+e2e_until 60 sh -c '[ -n "$(kubectl -n gpu-drv get pods -l gpudrv-job=train --field-selector=status.phase=Running -o name)" ]'
+t_ok $? "a long job's pod runs on lab-node-1"
+t_run "$U" -L -t 30 -j gpudrv-job=train -J 3 lab-node-1 550.163.01
+t_rc 0 "drv-upgrade.sh -j gpudrv-job=train -J 3, the job running on"
+t_grep "says the pod still runs after -J" err "^drv-upgrade.sh: lab-node-1: 1 pod(s) matching 'gpudrv-job=train' still run after [3-6]s (-J 3): gpu-drv/longjob-[a-z0-9-]*$"
+t_grep "and goes on, as the operator does" err "^drv-upgrade.sh: lab-node-1: going on, as the GPU Operator does: the drain evicts them$"
+t_grep "the drain evicts it" err "^    evicting pod gpu-drv/longjob-"
+sed -n 's/^drv-upgrade.sh: lab-node-1: nvidia.com\/gpu-driver-upgrade-state=//p' err >states
+t_cmp "passes wait-for-jobs-required" states.jobs states
+t_run kubectl get node lab-node-1 -o 'jsonpath={.spec.unschedulable}/{.metadata.labels.nvidia\.com/gpu-driver-upgrade-state}/{.metadata.labels.nvidia\.com/cuda\.driver\.minor}'
+t_val "the node is schedulable, upgrade-done, on the new driver" /upgrade-done/163
+ns delete deployment longjob --wait=true >/dev/null
+e2e_until 90 running 4 && e2e_until 60 settled 1
+t_ok $? "four trainers again, one disruption allowed"
 
 # Real mode: the driver pod of a DaemonSet is restarted on the node, and
 # gpu-feature-discovery (played here by the test) reports the new version.
