@@ -131,53 +131,14 @@ field() {
 	kc "$tmp/field" "$tmp/err" get node "$node" -o "jsonpath=$1" || return
 	val=$(cat "$tmp/field")
 }
-# pod_phases: "namespace/name phase" of each item of the pod List (JSON, as
-# the API server sends it or kubectl prints it) on standard input.  Records
-# split at '"' are in turn outside a string and a string's text (one ending
-# in an odd number of backslashes ended at an escaped quote); d is the depth
-# of {} and [], k[d] the key that opened it: an item is at depth 3 under
-# "items", its metadata and status at depth 4.
-pod_phases() {
-	LC_ALL=C awk 'BEGIN { RS = "\""; d = 0; inside = 0; have = 0 }
-	inside {
-		str = str $0
-		if (match($0, /\\+$/) && RLENGTH % 2 == 1) { str = str "\""; next }
-		inside = 0; have = 1; next
-	}
-	{
-		if (have) {
-			t = $0
-			sub(/^[ \t\r\n]*/, "", t)
-			if (substr(t, 1, 1) == ":") key = str
-			else if (d == 4 && k[2] == "items" && k[4] == "metadata" && key == "name") name = str
-			else if (d == 4 && k[2] == "items" && k[4] == "metadata" && key == "namespace") ns = str
-			else if (d == 4 && k[2] == "items" && k[4] == "status" && key == "phase") phase = str
-			have = 0
-		}
-		n = length($0)
-		for (i = 1; i <= n; i++) {
-			c = substr($0, i, 1)
-			if (c == "{" || c == "[") { k[++d] = key; key = "" }
-			else if (c == "}" || c == "]") {
-				if (c == "}" && d == 3 && k[2] == "items") {
-					print ns "/" name, (phase == "" ? "-" : phase)
-					name = ns = phase = ""
-				}
-				d--
-				key = ""
-			} else if (c == ",") key = ""
-		}
-		inside = 1
-		str = ""
-	}'
-}
 # running_jobs: into $tmp/jobs, "namespace/name" of each pod on the node that
 # -j selects and that still runs: phase Running or Pending, as the operator
-# counts (Succeeded and Failed are done); $njobs: how many, $jobs_named: the
-# first five and how many more.
+# counts (Succeeded, Failed and Unknown are not), the API server filtering;
+# $njobs: how many, $jobs_named: the first five and how many more.
 running_jobs() {
-	kc "$tmp/jl" "$tmp/err" get --raw "$jobs_url" || return
-	pod_phases <"$tmp/jl" | awk '$2 == "Running" || $2 == "Pending" { print $1 }' >"$tmp/jobs"
+	kc "$tmp/jobs" "$tmp/err" get pods -A -l "$wait_sel" \
+		--field-selector="spec.nodeName=$node,status.phase!=Succeeded,status.phase!=Failed,status.phase!=Unknown" \
+		-o 'jsonpath={range .items[*]}{.metadata.namespace}/{.metadata.name}{"\n"}{end}' || return
 	njobs=$(grep -c . "$tmp/jobs") || :
 	jobs_named=$(awk 'NR <= 5 { printf "%s%s", (NR > 1 ? " " : ""), $0 } END { if (NR > 5) printf " and %d more", NR - 5 }' "$tmp/jobs")
 }
@@ -334,7 +295,6 @@ say "$node: the budgets leave room for the drain"
 # The pods -j names, listed once before the node is touched: the API server
 # judges the selector here rather than after the cordon.
 if [ -n "$wait_sel" ]; then
-	jobs_url="$pods_on_node&labelSelector=$(urlencode "$wait_sel")"
 	if ! running_jobs; then
 		kubectl_said "cannot list the pods -j '$wait_sel' selects on $node; nothing was changed" "$tmp/err"
 		finish 2
