@@ -17,7 +17,7 @@ if [ "${GPUDRV_SANITIZED:-0}" = 1 ]; then
 fi
 cp "$ROOT/lab/support-matrix.csv" matrix.csv
 printf '%s\n' "lab-node-0 550-5.15.0-119-generic-ubuntu22.04" >lines.txt
-for target in nodes-json nodes-yaml watch matrix lines pdb; do
+for target in nodes-json nodes-yaml watch matrix lines pdb targets; do
 	for f in "$ROOT/fuzz/seeds/$target"/* "$T/data/fuzz/$target"/*; do
 		[ -f "$f" ] || continue
 		case $target in
@@ -26,6 +26,7 @@ for target in nodes-json nodes-yaml watch matrix lines pdb; do
 		matrix) t_run matrix-grep -D -m "$f" lines.txt ;;
 		lines) t_run matrix-grep -m matrix.csv "$f" ;;
 		pdb) t_run pdb-check -s lab-node-1 "$f" ;;
+		targets) t_run labels2tag -u -t "$f" "$T/data/lab-nodes.json" ;;
 		esac
 		name="$target ${f##*/}"
 		if [ "$rc" -le 2 ]; then t_ok 0 "$name: a clean answer (exit $rc)"; else
