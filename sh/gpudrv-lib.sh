@@ -252,7 +252,7 @@ kc() {
 	gpudrv_o=$1
 	gpudrv_e=$2
 	shift 2
-	gpudrv_bounded --request-timeout "${KUBECTL:-kubectl}" "$@"
+	gpudrv_bounded kubectl --request-timeout "${KUBECTL:-kubectl}" "$@"
 }
 # sk OUT ERR ARGS...: skopeo ARGS ($SKOPEO) as kc runs kubectl, each request
 # bounded by --command-timeout.
@@ -260,17 +260,19 @@ sk() {
 	gpudrv_o=$1
 	gpudrv_e=$2
 	shift 2
-	gpudrv_bounded --command-timeout "${SKOPEO:-skopeo}" "$@"
+	gpudrv_bounded skopeo --command-timeout "${SKOPEO:-skopeo}" "$@"
 }
-# gpudrv_bounded FLAG PROG ARGS...: kc's and sk's way, FLAG the program's
-# own time limit; output into $gpudrv_o, errors into $gpudrv_e.
+# gpudrv_bounded NAME FLAG PROG ARGS...: kc's and sk's way: PROG is the
+# program NAME ($KUBECTL for kubectl), FLAG its own time limit; output into
+# $gpudrv_o, errors into $gpudrv_e.
 gpudrv_bounded() {
-	gpudrv_flag=$1
-	gpudrv_prog=$2
-	shift 2
+	gpudrv_name=$1
+	gpudrv_flag=$2
+	gpudrv_prog=$3
+	shift 3
 	gpudrv_left=$((gpudrv_end - $(date +%s)))
 	if [ "$gpudrv_left" -le 0 ]; then
-		gpudrv_gave_up "$gpudrv_e" "$gpudrv_prog" "$@"
+		gpudrv_gave_up "$gpudrv_e" "$gpudrv_name" "$@"
 		return 124
 	fi
 	gpudrv_rq=$gpudrv_rt
@@ -291,19 +293,19 @@ gpudrv_bounded() {
 	gpudrv_wait || gpudrv_st=$?
 	[ "$gpudrv_st" -ne 0 ] || return 0
 	[ "$(date +%s)" -ge "$gpudrv_end" ] || return "$gpudrv_st"
-	gpudrv_gave_up "$gpudrv_e" "$gpudrv_prog" "$@"
+	gpudrv_gave_up "$gpudrv_e" "$gpudrv_name" "$@"
 	return 124
 }
-# gpudrv_gave_up ERR PROG ARGS...: the deadline passed during (or before)
-# PROG ARGS; while putting things back, the caller says what failed.
+# gpudrv_gave_up ERR NAME ARGS...: the deadline passed during (or before)
+# NAME ARGS; while putting things back, the caller says what failed.
 gpudrv_gave_up() {
 	[ "$gpudrv_stopping" = 0 ] || return 0
 	gpudrv_said=
-	[ "$1" = /dev/null ] || ! [ -s "$1" ] || gpudrv_said="; ${2##*/} said: $(tail -n 1 "$1")"
-	gpudrv_p=${2##*/}
+	[ "$1" = /dev/null ] || ! [ -s "$1" ] || gpudrv_said="; $2 said: $(tail -n 1 "$1")"
+	gpudrv_p=$2
 	shift 2
 	case $gpudrv_p in
-	*skopeo*) gpudrv_hint="is the registry hanging?" ;;
+	skopeo) gpudrv_hint="is the registry hanging?" ;;
 	*) gpudrv_hint="is the API server, or the kubeconfig's credential plugin, hanging?" ;;
 	esac
 	gpudrv_abort "gave up after $(($(date +%s) - gpudrv_t0))s, the run's deadline ($gpudrv_why): no answer to '$gpudrv_p $(printf '%s' "$*" | cut -c1-72)'; $gpudrv_hint$gpudrv_said"

@@ -464,7 +464,8 @@ ev_cmp_real() {
 	}' "$P/$1.out" "$P/$1.pods" "$P/$1.real"
 }
 
-# ev_diag SEED SID KIND: the scenario, for the TAP diagnostics.
+# ev_diag SEED SID KIND: the scenario, for the TAP diagnostics: on standard
+# error, which prove shows without -v, and kept in the sandbox's logs.
 ev_diag() {
 	{
 		echo "seed $1 scenario $2 (k=${2##*-}); rerun: GPUDRV_EVICT_SEED=$1 GPUDRV_EVICT_SCENARIOS=${2##*-} prove t/0950-e2e-evict.t"
@@ -487,7 +488,7 @@ ev_diag() {
 		fi
 		echo "--- comparison:"
 		cat "$P/$2.cmp"
-	} | t_diag
+	} | t_diag | tee -a "$e2e_dir/logs/evict-disagreements.log" >&2
 }
 
 # ev_cordon true|false: (un)cordons the drained nodes of $SIDS as kubectl
