@@ -135,17 +135,7 @@ t_rc 1 "no textfile written"
 
 # -t: the version the GPU Operator will deploy, asked of the cluster.
 t_fake_ops
-cat >cp.json <<'EOF'
-{"apiVersion": "nvidia.com/v1", "kind": "ClusterPolicyList", "items": [{"metadata": {"name": "cluster-policy"},
- "spec": {"driver": {"usePrecompiled": true, "useNvidiaDriverCRD": true, "version": "550"}}}]}
-EOF
-cat >nvd.json <<'EOF'
-{"apiVersion": "nvidia.com/v1alpha1", "kind": "NVIDIADriverList", "items": [
- {"metadata": {"name": "all"}, "spec": {"default": true, "usePrecompiled": true, "version": "550"}},
- {"metadata": {"name": "noble"}, "spec": {"usePrecompiled": false, "version": "570.86.10",
-  "nodeSelector": {"feature.node.kubernetes.io/system-os_release.VERSION_ID": "24.04"}}}]}
-EOF
-FAKE_CP=$PWD/cp.json FAKE_NVD=$PWD/nvd.json KUBECTL=$PWD/ops t_run "$A" -t
+FAKE_CP=$DATA/targets/cp-crd.json FAKE_NVD=$DATA/targets/nvd.json KUBECTL=$PWD/ops t_run "$A" -t
 t_rc 1 "-t: the NVIDIADriver objects' versions"
 t_out "lab-node-1 (535 now) needs the 550 image; lab-node-2 builds its driver on the node" \
 	"lab-node-1 MISSING 550-5.15.0-107-generic-ubuntu22.04" \
@@ -154,7 +144,7 @@ t_run cut -d" " -f4- ops.log
 t_out "three GETs: the nodes, the ClusterPolicies, the NVIDIADrivers" \
 	"/api/v1/nodes?labelSelector=nvidia.com%2Fgpu.present%3Dtrue" \
 	"/apis/nvidia.com/v1/clusterpolicies" "/apis/nvidia.com/v1alpha1/nvidiadrivers"
-FAKE_CP=$PWD/cp.json FAKE_NVD=$PWD/nvd.json KUBECTL=$PWD/ops t_run "$A" -t -m two.csv -p t.prom
+FAKE_CP=$DATA/targets/cp-crd.json FAKE_NVD=$DATA/targets/nvd.json KUBECTL=$PWD/ops t_run "$A" -t -m two.csv -p t.prom
 t_rc 1 "-t with -p"
 t_grep "the textfile counts the nodes that need no image" t.prom '^gpudrv_audit_skipped_nodes 1$'
 FAKE_CP= FAKE_NVD= KUBECTL=$PWD/ops t_run "$A" -t

@@ -45,17 +45,7 @@ t_rc 2 "a missing matrix"
 
 # -t: the tag of the driver the GPU Operator will deploy.
 t_fake_ops
-cat >cp.json <<'EOF'
-{"apiVersion": "nvidia.com/v1", "kind": "ClusterPolicyList", "items": [{"metadata": {"name": "cluster-policy"},
- "spec": {"driver": {"usePrecompiled": true, "useNvidiaDriverCRD": true}}}]}
-EOF
-cat >nvd.json <<'EOF'
-{"apiVersion": "nvidia.com/v1alpha1", "kind": "NVIDIADriverList", "items": [
- {"metadata": {"name": "all"}, "spec": {"default": true, "usePrecompiled": true, "version": "550"}},
- {"metadata": {"name": "noble"}, "spec": {"usePrecompiled": false, "version": "570.86.10",
-  "nodeSelector": {"feature.node.kubernetes.io/system-os_release.VERSION_ID": "24.04"}}}]}
-EOF
-FAKE_CP=$PWD/cp.json FAKE_NVD=$PWD/nvd.json KUBECTL=$PWD/ops t_run drv-states.sh -t -m "$M"
+FAKE_CP=$DATA/targets/cp-crd.json FAKE_NVD=$DATA/targets/nvd.json KUBECTL=$PWD/ops t_run drv-states.sh -t -m "$M"
 t_rc 1 "-t: lab-node-1's 550 image is missing"
 t_out "each node's target tag; the node that builds its driver says why in the image's place" \
 	"lab-node-0 - schedulable $T0 ok" \
