@@ -121,9 +121,13 @@ one_node(const struct item *it, void *arg)
 			return;
 		}
 		if (r < 0) {
-			note(o, "node %s: %s and %s both select it: the GPU Operator assigns no "
-			    "NVIDIADriver while they do", name, t.source, t.other);
-			if (o->unknown)
+			note(o, "node %s: %s and %s both select it: while they do, the GPU "
+			    "Operator assigns no node to any NVIDIADriver (no node's driver "
+			    "changes)", name, t.source, t.other);
+			if (o->unknown && o->state)
+				fprintf(o->out, "%s%s%s UNKNOWN %s %s\n", ev, sp, name, state,
+				    node_unschedulable(node) ? "cordoned" : "schedulable");
+			else if (o->unknown)
 				fprintf(o->out, "%s%s%s UNKNOWN conflict:nvidiadriver\n", ev, sp, name);
 			o->bad = 1;
 			return;
@@ -158,10 +162,12 @@ one_node(const struct item *it, void *arg)
 		if (o->ostag == NULL)
 			o->ostag = xstrndup(os, strlen(os));
 		else if (strcmp(o->ostag, os) != 0) {
-			warnf("the GPU nodes have more than one OS tag (%s, %s): under a "
-			    "ClusterPolicy the GPU Operator gives every node the OS tag of one "
-			    "node; NVIDIADriver objects give each node its own", o->ostag, os);
+			note(o, "the GPU nodes have more than one OS tag (%s, %s): under a "
+			    "ClusterPolicy the GPU Operator pulls the OS tag of one GPU node "
+			    "for all of them, so the others' images are not the ones listed "
+			    "here; NVIDIADriver objects give each node its own", o->ostag, os);
 			o->mixed = 1;
+			o->bad = 1;
 		}
 	}
 	fprintf(o->out, "%s%s", ev, sp);

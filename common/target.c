@@ -1,15 +1,20 @@
 /*
  * The driver the GPU Operator will deploy on a node, from its ClusterPolicy
- * and NVIDIADriver objects, by the rules of GPU Operator v26.7.0:
- *  - one ClusterPolicy; its spec.driver decides (enabled, usePrecompiled,
- *    version; with no version, the tag in spec.driver.image) unless
- *    spec.driver.useNvidiaDriverCRD is true;
+ * and NVIDIADriver objects, by the rules of GPU Operator v26.7.0
+ * (controllers/active_config.go, nodelabeling_controller.go,
+ * internal/nvidiadriver/nvidiadriver.go, internal/state/driver.go):
+ *  - the oldest ClusterPolicy (creationTimestamp, then name) or a GPUCluster,
+ *    not both and not neither (no node is labelled then);
+ *  - the ClusterPolicy's spec.driver decides (enabled, usePrecompiled,
+ *    version; with no repository and no version, the tag in image) unless
+ *    spec.driver.useNvidiaDriverCRD is true or a GPUCluster is there;
  *  - then the NVIDIADriver objects do: a node is owned by the one
  *    non-default NVIDIADriver whose spec.nodeSelector (a label map; absent:
  *    nvidia.com/gpu.present=true) selects it, else by the default one
- *    (spec.default); two that select one node own none of them; objects being
- *    deleted own nothing;
- *  - a node labelled nvidia.com/gpu.deploy.driver=false gets no driver.
+ *    (spec.default); objects being deleted own nothing; two that select one
+ *    node, or two defaults, and the operator assigns no node at all;
+ *  - a node labelled nvidia.com/gpu.deploy.driver=false or
+ *    nvidia.com/gpu.deploy.operands=false gets no driver.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +23,7 @@
 #include "gpudrv.h"
 
 #define L_DEPLOY "nvidia.com/gpu.deploy.driver"
+#define L_OPERANDS "nvidia.com/gpu.deploy.operands"
 
 struct driver {
 	char *name;      /* "nvidiadriver/NAME" */
@@ -28,6 +34,9 @@ struct driver {
 
 struct targets {
 	char *policy;             /* "clusterpolicy/NAME", or NULL */
+	char *created;            /* its creationTimestamp ("" if none) */
+	char *gpucluster;         /* "gpucluster/NAME", or NULL */
+	cJSON *driver;            /* its spec.driver, a copy, or NULL */
 	int use_crd, enabled, precompiled;
 	char *version;            /* the ClusterPolicy's, if it decides */
 	struct driver *drv;
@@ -38,11 +47,12 @@ struct targets {
 };
 
 static const struct kspec meta[] = { { "name", NULL }, { "deletionTimestamp", NULL },
-	{ NULL, NULL } };
+	{ "creationTimestamp", NULL }, { NULL, NULL } };
 static const struct kspec keys[] = { { "kind", NULL }, { "metadata", meta }, { "spec", NULL },
 	{ NULL, NULL } };
-static const char *const kinds[] = { "ClusterPolicy", "NVIDIADriver", NULL };
-static const char *const lists[] = { "ClusterPolicyList", "NVIDIADriverList", NULL };
+static const char *const kinds[] = { "ClusterPolicy", "NVIDIADriver", "GPUCluster", NULL };
+static const char *const lists[] = { "ClusterPolicyList", "NVIDIADriverList", "GPUClusterList",
+	NULL };
 
 /* Optional boolean: def if absent or null; dies on anything else. */
 static int
@@ -71,16 +81,16 @@ opt_str(const cJSON *obj, const char *key, const char *what)
 }
 
 /*
- * The driver part of the image the operator will pull: spec.driver.version,
- * or with no repository and no version, the tag of spec.driver.image (the
- * operator appends "-<kernel>" to that image as written).
+ * The driver part of the image the operator will pull: the version, or with
+ * no repository and no version, the tag of the image (the operator appends
+ * "-<kernel>-<os-tag>" to that image as written: internal/image ImagePath).
  */
 static char *
-version_of(const cJSON *spec, const char *what, int cluster_policy)
+version_of(const cJSON *spec, const char *what)
 {
 	const char *v = opt_str(spec, "version", what), *img, *colon, *slash;
 
-	if (v == NULL && cluster_policy && opt_str(spec, "repository", what) == NULL &&
+	if (v == NULL && opt_str(spec, "repository", what) == NULL &&
 	    (img = opt_str(spec, "image", what)) != NULL) {
 		colon = strrchr(img, ':');
 		slash = strrchr(img, '/');
@@ -104,7 +114,7 @@ named(const char *kind, const cJSON *obj, const char *where, size_t index)
 	if (name == NULL || !dns_subdomain_ok(name))
 		die("%s: item %zu: a %s without a valid metadata.name", where, index, kind);
 	snprintf(buf, sizeof buf, "%s/%s", strcmp(kind, "ClusterPolicy") == 0 ?
-	    "clusterpolicy" : "nvidiadriver", name);
+	    "clusterpolicy" : strcmp(kind, "GPUCluster") == 0 ? "gpucluster" : "nvidiadriver", name);
 	return xstrndup(buf, strlen(buf));
 }
 
@@ -116,29 +126,44 @@ one(const struct item *it, void *arg)
 	cJSON *ml;
 	char *name = named(it->kind, it->obj, t->where, it->index);
 	struct driver *d;
-	const char *type;
 	size_t n;
 
 	if (spec != NULL && !cJSON_IsObject(spec))
 		die("%s: spec is %s, not an object", name, j_type(spec));
+	if (strcmp(it->kind, "GPUCluster") == 0) {
+		if (t->gpucluster == NULL)
+			t->gpucluster = name; /* the operator takes the first listed */
+		else
+			free(name);
+		return;
+	}
 	if (strcmp(it->kind, "ClusterPolicy") == 0) {
+		const char *ts = j_str(j_get(it->obj, "metadata"), "creationTimestamp");
+
 		n = t->policies ? strlen(t->policies) : 0;
 		t->policies = xrealloc(t->policies, n + strlen(name) + 3);
 		snprintf(t->policies + n, strlen(name) + 3, "%s%s", n ? ", " : "", name);
-		if (++t->npolicies > 1) {
+		t->npolicies++;
+		if (ts == NULL)
+			ts = "";
+		/* The oldest is the one in force; RFC 3339 UTC compares as text. */
+		if (t->policy != NULL && (strcmp(ts, t->created) > 0 ||
+		    (strcmp(ts, t->created) == 0 && strcmp(name, t->policy) > 0))) {
 			free(name);
 			return;
 		}
+		free(t->policy);
+		free(t->created);
 		t->policy = name;
+		t->created = xstrndup(ts, strlen(ts));
+		/* Read once it is known to be the one in force. */
 		drv = opt_obj(spec, "driver", "spec.driver", name);
-		t->use_crd = opt_bool(drv, "useNvidiaDriverCRD", 0, name);
-		t->enabled = opt_bool(drv, "enabled", 1, name);
-		t->precompiled = opt_bool(drv, "usePrecompiled", 0, name);
-		if (!t->use_crd && t->enabled && t->precompiled)
-			t->version = version_of(drv, name, 1);
+		cJSON_Delete(t->driver);
+		t->driver = drv ? cJSON_Duplicate(drv, 1) : NULL;
 		return;
 	}
-	if (j_get(j_get(it->obj, "metadata"), "deletionTimestamp") != NULL) {
+	m = j_get(j_get(it->obj, "metadata"), "deletionTimestamp");
+	if (m != NULL && !cJSON_IsNull(m)) {
 		free(name);
 		return;
 	}
@@ -147,11 +172,11 @@ one(const struct item *it, void *arg)
 	memset(d, 0, sizeof *d);
 	d->name = name;
 	d->is_default = opt_bool(spec, "default", 0, name);
-	type = opt_str(spec, "driverType", name);
-	d->precompiled = opt_bool(spec, "usePrecompiled", 0, name) &&
-	    (type == NULL || strcmp(type, "gpu") == 0);
+	/* internal/state/driver.go getDriverImagePath: usePrecompiled decides,
+	 * whatever the driverType. */
+	d->precompiled = opt_bool(spec, "usePrecompiled", 0, name);
 	if (d->precompiled)
-		d->version = version_of(spec, name, 0);
+		d->version = version_of(spec, name);
 	sel = opt_obj(spec, "nodeSelector", "spec.nodeSelector", name);
 	cJSON_ArrayForEach(m, sel)
 		if (!cJSON_IsString(m))
@@ -185,15 +210,24 @@ targets_load(const char *path)
 	t->where = xstrndup(path ? path : "<stdin>", strlen(path ? path : "<stdin>"));
 	dr.arg = t;
 	doc_each(path, &dr);
+	if (t->policy == NULL && t->gpucluster == NULL)
+		die("%s: neither a ClusterPolicy nor a GPUCluster: the GPU Operator labels no "
+		    "node and deploys no driver (-b names the version to check)", t->where);
+	if (t->policy != NULL && t->gpucluster != NULL)
+		die("%s: both %s and %s: the GPU Operator refuses a ClusterPolicy and a "
+		    "GPUCluster at once", t->where, t->policy, t->gpucluster);
 	if (t->npolicies > 1)
-		die("%s: %zu ClusterPolicies (%s): the GPU Operator uses one and ignores the "
-		    "others; which one is not told here (-b names the version)", t->where,
-		    t->npolicies, t->policies);
-	if (t->policy == NULL)
-		die("%s: %s: the GPU Operator deploys no driver without a ClusterPolicy "
-		    "(-b names the version to check)", t->where, t->ndrv ?
-		    "NVIDIADriver objects but no ClusterPolicy" :
-		    "neither a ClusterPolicy nor an NVIDIADriver");
+		warnf("%s: %zu ClusterPolicies (%s): the GPU Operator uses the oldest, %s",
+		    t->where, t->npolicies, t->policies, t->policy);
+	if (t->policy != NULL) {
+		t->use_crd = opt_bool(t->driver, "useNvidiaDriverCRD", 0, t->policy);
+		t->enabled = opt_bool(t->driver, "enabled", 1, t->policy);
+		t->precompiled = opt_bool(t->driver, "usePrecompiled", 0, t->policy);
+		if (!t->use_crd && t->enabled && t->precompiled)
+			t->version = version_of(t->driver, t->policy);
+	}
+	if (t->gpucluster != NULL)
+		t->use_crd = 1;
 	for (i = 0; i < t->ndrv; i++)
 		ndefault += t->drv[i].is_default;
 	if (t->use_crd && ndefault > 1)
@@ -224,6 +258,12 @@ target_of(const struct targets *t, const cJSON *node, struct target *out)
 	if (deploy != NULL && strcmp(deploy, "false") == 0) {
 		out->skip = "driver-disabled";
 		out->source = L_DEPLOY;
+		return 1;
+	}
+	deploy = j_str(labels, L_OPERANDS);
+	if (deploy != NULL && strcmp(deploy, "false") == 0) {
+		out->skip = "driver-disabled";
+		out->source = L_OPERANDS;
 		return 1;
 	}
 	if (!t->use_crd) {
@@ -275,6 +315,9 @@ targets_free(struct targets *t)
 	}
 	free(t->drv);
 	free(t->policy);
+	free(t->created);
+	free(t->gpucluster);
+	cJSON_Delete(t->driver);
 	free(t->version);
 	free(t->where);
 	free(t->policies);

@@ -276,10 +276,10 @@ wait_for kube-controller-manager "ServiceAccount default/default" \
 [ -n "$(live_pid kwok)" ] || fail kwok "process exited"
 wait_for registry "/v2/ OK" curl -sf "http://127.0.0.1:$port_registry/v2/"
 
-# The GPU Operator's CRDs (ClusterPolicy, NVIDIADriver), as its objects are read.
+# The GPU Operator's CRDs (ClusterPolicy, GPUCluster, NVIDIADriver).
 kc apply -f "$here/crds" >&2
 wait_for kube-apiserver "CRDs established" kc wait --for=condition=Established \
-	crd/clusterpolicies.nvidia.com crd/nvidiadrivers.nvidia.com --timeout=5s
+	crd/clusterpolicies.nvidia.com crd/gpuclusters.nvidia.com crd/nvidiadrivers.nvidia.com --timeout=5s
 
 # 7. The lab nodes.
 if [ "$lab" = 1 ]; then

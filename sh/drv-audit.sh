@@ -171,6 +171,9 @@ set -- -n -u
 l2t=0
 "$labels2tag" "$@" "$tmp/nodes" >"$tmp/tags" || l2t=$?
 if [ "$l2t" -ne 0 ] && ! grep -q . "$tmp/tags"; then
+	if [ -n "$target" ]; then
+		fail "the node list or the GPU Operator's objects could not be read; no audit was made"
+	fi
 	fail "the node list could not be read; no audit was made"
 fi
 [ "$l2t" -eq 0 ] || [ "$l2t" -eq 2 ] || fail "labels2tag failed (exit $l2t)"

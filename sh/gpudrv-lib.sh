@@ -348,12 +348,14 @@ get_node() {
 	finish 2
 }
 
-# get_targets FILE: the GPU Operator's ClusterPolicies and NVIDIADrivers,
-# back to back, into FILE (labels2tag -t reads them); a CRD that is not
-# installed is an empty list of its kind.  Exit 2 when they cannot be read.
+# get_targets FILE: the GPU Operator's ClusterPolicies, GPUClusters and
+# NVIDIADrivers, back to back, into FILE (labels2tag -t reads them); a CRD
+# that is not installed is an empty list of its kind.  Status 2 when they
+# cannot be read.
 get_targets() {
 	: >"$1"
-	for gpudrv_api in nvidia.com/v1/clusterpolicies nvidia.com/v1alpha1/nvidiadrivers; do
+	for gpudrv_api in nvidia.com/v1/clusterpolicies nvidia.com/v1alpha1/gpuclusters \
+		nvidia.com/v1alpha1/nvidiadrivers; do
 		if ! kc "$1.part" "$1.err" get --raw "/apis/$gpudrv_api"; then
 			grep -q '(NotFound)' "$1.err" || {
 				kubectl_said "cannot list the ${gpudrv_api##*/}" "$1.err"

@@ -125,17 +125,32 @@ cat >policy.json <<'EOF'
   "spec": {"driver": {"enabled": true, "usePrecompiled": true, "repository": "registry.example/nvidia",
    "image": "driver", "version": "550"}}}]}
 EOF
-t_run labels2tag -t policy.json mixed.json
+{
+	echo '{"apiVersion": "v1", "kind": "NodeList", "items": ['
+	node old rhel 9.4 470
+	echo ,
+	node fresh rhel 9.6 -
+	echo ,
+	node nodrv rhel 9.4 535 '"nvidia.com/gpu.deploy.driver": "false",'
+	echo ,
+	node nops rhel 9.4 535 '"nvidia.com/gpu.deploy.operands": "false",'
+	echo ']}'
+} >el9.json
+t_run labels2tag -t policy.json el9.json
 t_rc 0 "-t with a ClusterPolicy that deploys precompiled 550"
-t_out "its version for every node, whatever runs now; gpu.deploy.driver=false needs none" \
-	"ubu 550-$K-ubuntu22.04" "ubu24 550-$K-ubuntu24.04" "old 550-$K-rhel9" \
-	"fresh 550-$K-rhel9" "nodrv SKIP driver-disabled:nvidia.com/gpu.deploy.driver"
-t_err "a fleet of several OS tags under a ClusterPolicy is said: the operator takes one node's" \
-	"labels2tag: the GPU nodes have more than one OS tag (ubuntu22.04, ubuntu24.04): under a ClusterPolicy the GPU Operator gives every node the OS tag of one node; NVIDIADriver objects give each node its own"
-t_run labels2tag -t policy.json -s -w mixed.json
-t_grep "-t goes with -s and -w" out "^ubu 550-$K-ubuntu22.04 - schedulable$"
+t_out "its version for every node, whatever runs now; gpu.deploy.driver or .operands false needs none" \
+	"old 550-$K-rhel9" "fresh 550-$K-rhel9" \
+	"nodrv SKIP driver-disabled:nvidia.com/gpu.deploy.driver" \
+	"nops SKIP driver-disabled:nvidia.com/gpu.deploy.operands"
+t_err "nothing on stderr"
+t_run labels2tag -t policy.json -s -w el9.json
+t_grep "-t goes with -s and -w" out "^old 550-$K-rhel9 - schedulable$"
 t_grep "-s: a SKIP line goes on with the state and cordon" out \
 	"^nodrv SKIP driver-disabled:nvidia.com/gpu.deploy.driver - schedulable$"
+t_run labels2tag -t policy.json mixed.json
+t_rc 2 "-t with a ClusterPolicy over nodes of several OS tags"
+t_err "is an error: the operator pulls one node's OS tag for all (getGPUNodeOSInfo)" \
+	"labels2tag: the GPU nodes have more than one OS tag (ubuntu22.04, ubuntu24.04): under a ClusterPolicy the GPU Operator pulls the OS tag of one GPU node for all of them, so the others' images are not the ones listed here; NVIDIADriver objects give each node its own"
 
 sed 's/"usePrecompiled": true/"usePrecompiled": false/' policy.json >dkms.json
 t_run labels2tag -t dkms.json "$DATA/lab-nodes.json"
@@ -187,8 +202,10 @@ sed 's/"nodeSelector": {"pool": "legacy"}/"nodeSelector": {"nvidia.com\/gpu.pres
 t_run labels2tag -u -t overlap.json mixed.json
 t_rc 2 "two NVIDIADrivers select one node"
 t_grep "the node is UNKNOWN: the operator assigns it none" out '^ubu24 UNKNOWN conflict:nvidiadriver$'
-t_grep "both are named" err '^labels2tag: node ubu24: nvidiadriver/h100 and nvidiadriver/legacy both select it: the GPU Operator assigns no NVIDIADriver while they do$'
+t_grep "both are named, and what it means for the fleet" err "^labels2tag: node ubu24: nvidiadriver/h100 and nvidiadriver/legacy both select it: while they do, the GPU Operator assigns no node to any NVIDIADriver (no node's driver changes)$"
 t_grep "the other nodes still get their tags" out "^ubu nvidiadriver\|^ubu SKIP not-precompiled:nvidiadriver/legacy$"
+t_run labels2tag -s -u -t overlap.json mixed.json
+t_grep "-s -u: UNKNOWN in the tag's place, then state and cordon" out '^ubu24 UNKNOWN - schedulable$'
 
 sed 's/"useNvidiaDriverCRD": true/"useNvidiaDriverCRD": false/' drivers.json >unused.json
 t_run labels2tag -t unused.json "$DATA/node-1.json"
@@ -200,17 +217,41 @@ t_err "and the unused objects are said" \
 # What -t cannot tell is an error, never a guess.
 echo '{"apiVersion": "v1", "kind": "List", "items": []}' >none.json
 t_run labels2tag -t none.json "$DATA/lab-nodes.json"
-t_rc 2 "a cluster with neither object"
+t_rc 2 "a cluster with neither a ClusterPolicy nor a GPUCluster"
 t_out "prints nothing"
-t_err "says so" "labels2tag: none.json: neither a ClusterPolicy nor an NVIDIADriver: the GPU Operator deploys no driver without a ClusterPolicy (-b names the version to check)"
+t_err "says so" "labels2tag: none.json: neither a ClusterPolicy nor a GPUCluster: the GPU Operator labels no node and deploys no driver (-b names the version to check)"
 sed -n '/NVIDIADriverList/,$p' drivers.json >only.json
 t_run labels2tag -t only.json "$DATA/lab-nodes.json"
-t_rc 2 "NVIDIADriver objects but no ClusterPolicy"
-t_err "says so" "labels2tag: only.json: NVIDIADriver objects but no ClusterPolicy: the GPU Operator deploys no driver without a ClusterPolicy (-b names the version to check)"
-{ cat policy.json; sed 's/"cluster-policy"/"second"/' policy.json; } >two.json
-t_run labels2tag -t two.json "$DATA/lab-nodes.json"
-t_rc 2 "two ClusterPolicies"
-t_err "names both" "labels2tag: two.json: 2 ClusterPolicies (clusterpolicy/cluster-policy, clusterpolicy/second): the GPU Operator uses one and ignores the others; which one is not told here (-b names the version)"
+t_rc 2 "NVIDIADriver objects alone"
+t_err "say the same: nothing labels the nodes" "labels2tag: only.json: neither a ClusterPolicy nor a GPUCluster: the GPU Operator labels no node and deploys no driver (-b names the version to check)"
+{ echo '{"apiVersion": "nvidia.com/v1alpha1", "kind": "GPUCluster", "metadata": {"name": "gpu-cluster"}, "spec": {}}'; cat only.json; } >gc.json
+t_run labels2tag -u -t gc.json mixed.json
+t_rc 0 "a GPUCluster and NVIDIADriver objects"
+t_out "the NVIDIADriver objects decide, as when a ClusterPolicy hands over" \
+	"ubu 570-$K-ubuntu22.04" "ubu24 570.86.10-$K-ubuntu24.04" \
+	"old SKIP not-precompiled:nvidiadriver/legacy" "fresh 570.86.10-$K-rhel9" \
+	"nodrv SKIP driver-disabled:nvidia.com/gpu.deploy.driver"
+{ cat policy.json; cat gc.json; } >both.json
+t_run labels2tag -t both.json "$DATA/lab-nodes.json"
+t_rc 2 "a ClusterPolicy and a GPUCluster"
+t_err "the operator refuses both at once" "labels2tag: both.json: both clusterpolicy/cluster-policy and gpucluster/gpu-cluster: the GPU Operator refuses a ClusterPolicy and a GPUCluster at once"
+sed -e 's/{"name": "cluster-policy"}/{"name": "b-newer", "creationTimestamp": "2026-11-30T10:00:00Z"}/' \
+	-e 's/"version": "550"/"version": "not-a-version"/' policy.json >newer.json
+sed -e 's/{"name": "cluster-policy"}/{"name": "c-older", "creationTimestamp": "2026-01-02T10:00:00Z"}/' policy.json >older.json
+sed -e 's/{"name": "cluster-policy"}/{"name": "a-newer", "creationTimestamp": "2026-11-30T10:00:00Z"}/' \
+	-e 's/"version": "550"/"version": "580"/' policy.json >newer2.json
+cat newer.json older.json newer2.json >two.json
+t_run labels2tag -t two.json el9.json
+t_rc 0 "three ClusterPolicies"
+t_out "the oldest is the one in force (active_config.go); the others are not read" \
+	"old 550-$K-rhel9" "fresh 550-$K-rhel9" \
+	"nodrv SKIP driver-disabled:nvidia.com/gpu.deploy.driver" \
+	"nops SKIP driver-disabled:nvidia.com/gpu.deploy.operands"
+t_err "and the others are named" "labels2tag: two.json: 3 ClusterPolicies (clusterpolicy/b-newer, clusterpolicy/c-older, clusterpolicy/a-newer): the GPU Operator uses the oldest, clusterpolicy/c-older"
+sed 's/c-older", "creationTimestamp": "2026-01-02T10:00:00Z"/c-older", "creationTimestamp": "2026-11-30T10:00:00Z"/' older.json >same.json
+cat newer2.json same.json >tie.json
+t_run labels2tag -t tie.json "$DATA/node-1.json"
+t_out "created in the same second: the first name wins" "lab-node-1 580-5.15.0-107-generic-ubuntu22.04"
 sed 's/"version": "550"/"version": "550-beta"/' policy.json >badver.json
 t_run labels2tag -t badver.json "$DATA/lab-nodes.json"
 t_rc 2 "a ClusterPolicy version that is not one"
@@ -239,8 +280,22 @@ t_grep "is a usage error" err '^usage: labels2tag'
 t_run labels2tag -t - - <"$DATA/lab-nodes.json"
 t_rc 2 "-t - with the nodes on standard input too"
 t_err "says both cannot be" "labels2tag: -t -: the nodes and the targets cannot both be standard input"
-t_run labels2tag -t policy.json <"$DATA/lab-nodes.yaml"
+t_run labels2tag -t drivers.json <"$DATA/lab-nodes.yaml"
 t_rc 0 "-t with the nodes as YAML on standard input"
+t_out "their owners' versions" "lab-node-0 570-5.15.0-119-generic-ubuntu22.04" \
+	"lab-node-1 570-5.15.0-107-generic-ubuntu22.04" "lab-node-2 570-6.8.0-45-generic-ubuntu24.04"
+
+cat >image.json <<'EOF'
+{"apiVersion": "v1", "kind": "List", "items": [
+ {"apiVersion": "nvidia.com/v1", "kind": "ClusterPolicy", "metadata": {"name": "cp"},
+  "spec": {"driver": {"useNvidiaDriverCRD": true}}},
+ {"apiVersion": "nvidia.com/v1alpha1", "kind": "NVIDIADriver", "metadata": {"name": "tagged", "deletionTimestamp": null},
+  "spec": {"default": true, "driverType": "vgpu", "usePrecompiled": true, "image": "registry.example/nvidia/driver:550.90.07"}}]}
+EOF
+t_run labels2tag -t image.json "$DATA/node-1.json"
+t_rc 0 "an NVIDIADriver with no repository and no version, its image tagged"
+t_out "the image's tag is the driver part (ImagePath); a null deletionTimestamp is no deletion; driverType does not matter" \
+	"lab-node-1 550.90.07-5.15.0-107-generic-ubuntu22.04"
 
 # matrix-grep passes SKIP lines on: said, never MISSING, never counted.
 printf '%s\n' "a SKIP not-precompiled:nvidiadriver/legacy" "b 550-5.15.0-119-generic-ubuntu22.04" >skip.txt

@@ -141,16 +141,24 @@ t_out "lab-node-1 (535 now) needs the 550 image; lab-node-2 builds its driver on
 	"lab-node-1 MISSING 550-5.15.0-107-generic-ubuntu22.04" \
 	"lab-node-2 SKIP not-precompiled:nvidiadriver/noble"
 t_run cut -d" " -f4- ops.log
-t_out "three GETs: the nodes, the ClusterPolicies, the NVIDIADrivers" \
+t_out "four GETs: the nodes, the ClusterPolicies, the GPUClusters, the NVIDIADrivers" \
 	"/api/v1/nodes?labelSelector=nvidia.com%2Fgpu.present%3Dtrue" \
-	"/apis/nvidia.com/v1/clusterpolicies" "/apis/nvidia.com/v1alpha1/nvidiadrivers"
+	"/apis/nvidia.com/v1/clusterpolicies" "/apis/nvidia.com/v1alpha1/gpuclusters" \
+	"/apis/nvidia.com/v1alpha1/nvidiadrivers"
 FAKE_CP=$DATA/targets/cp-crd.json FAKE_NVD=$DATA/targets/nvd.json KUBECTL=$PWD/ops t_run "$A" -t -m two.csv -p t.prom
 t_rc 1 "-t with -p"
 t_grep "the textfile counts the nodes that need no image" t.prom '^gpudrv_audit_skipped_nodes 1$'
 FAKE_CP= FAKE_NVD= KUBECTL=$PWD/ops t_run "$A" -t
 t_rc 2 "-t on a cluster without the GPU Operator's CRDs"
 t_out "prints nothing on stdout, never OK"
-t_grep "says the operator deploys nothing there" err "neither a ClusterPolicy nor an NVIDIADriver"
+t_grep "says the operator deploys nothing there" err "neither a ClusterPolicy nor a GPUCluster"
+t_grep "and that no audit was made" err "^drv-audit.sh: the node list or the GPU Operator's objects could not be read; no audit was made$"
+echo '{"apiVersion": "nvidia.com/v1alpha1", "kind": "GPUClusterList", "items": [{"metadata": {"name": "gc"}}]}' >gc.json
+FAKE_GC=$PWD/gc.json FAKE_NVD=$DATA/targets/nvd.json KUBECTL=$PWD/ops t_run "$A" -t
+t_rc 1 "-t with a GPUCluster and NVIDIADrivers, no ClusterPolicy"
+t_out "the NVIDIADrivers decide" \
+	"lab-node-1 MISSING 550-5.15.0-107-generic-ubuntu22.04" \
+	"lab-node-2 SKIP not-precompiled:nvidiadriver/noble"
 FAKE_CP=forbidden FAKE_NVD= KUBECTL=$PWD/ops t_run "$A" -t
 t_rc 2 "-t when RBAC forbids reading ClusterPolicies"
 t_out "prints nothing on stdout"

@@ -52,7 +52,7 @@ t_out "each node's target tag; the node that builds its driver says why in the i
 	"lab-node-1 - schedulable 550-5.15.0-107-generic-ubuntu22.04 MISSING" \
 	"lab-node-2 - schedulable - not-precompiled:nvidiadriver/noble"
 t_run wc -l <ops.log
-t_out "three GETs" 3
+t_out "four GETs" 4
 FAKE_CP=forbidden FAKE_NVD= KUBECTL=$PWD/ops t_run drv-states.sh -t -m "$M"
 t_rc 2 "-t when the ClusterPolicies cannot be read"
 t_out "prints nothing"

@@ -26,6 +26,20 @@ t_run report-fmt -a audit.ok -m "$M" lab-node-2 "$DATA/lab-nodes.yaml"
 t_out "YAML nodes; the key follows the node name" \
 	NODES=3 SKEW=0 LAB_NODE_2_TAG=550-6.8.0-45-generic-ubuntu24.04 MATRIX_ROWS=3 UPGRADE_STATE=-
 
+printf '%s\n' "lab-node-2 SKIP not-precompiled:nvidiadriver/noble" "lab-node-1 MISSING 550-5.15.0-107-generic-ubuntu22.04" >audit.t
+t_run report-fmt -a audit.t -m "$M" lab-node-1 "$DATA/lab-nodes.json"
+t_rc 0 "drv-audit.sh -t output, a SKIP line in it"
+t_grep "the SKIP line counts as no skew" out '^SKEW=1$'
+printf '%s\n' "lab-node-2 SKIP not-precompiled:nvidiadriver/noble" OK >audit.tok
+t_run report-fmt -a audit.tok -m "$M" lab-node-1 "$DATA/lab-nodes.json"
+t_rc 0 "SKIP lines then OK"
+t_grep "no skew" out '^SKEW=0$'
+sed 's/feature.node.kubernetes.io\/system-os_release.ID": "ubuntu"/feature.node.kubernetes.io\/system-os_release.ID": "rhel"/; s/feature.node.kubernetes.io\/system-os_release.VERSION_ID": "22.04"/feature.node.kubernetes.io\/system-os_release.VERSION_ID": "9.4"/' "$DATA/node-1.json" >rhel.json
+GPUDRV_TAG_RULE=26.3 t_run report-fmt -a audit.ok -m "$M" lab-node-1 rhel.json
+t_grep "GPUDRV_TAG_RULE=26.3: the tag as labels2tag gives it" out '^LAB_NODE_1_TAG=535-5.15.0-107-generic-rhel9.4$'
+t_run report-fmt -a audit.ok -m "$M" lab-node-1 rhel.json
+t_grep "today's rule by default" out '^LAB_NODE_1_TAG=535-5.15.0-107-generic-rhel9$'
+
 t_run report-fmt -a audit.ok -m "$M" lab-node-9 "$DATA/lab-nodes.json"
 t_rc 2 "a node not in the list"
 t_out "prints nothing"

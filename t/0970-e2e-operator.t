@@ -6,25 +6,28 @@
 . "$T/e2e.sh"
 e2e_setup
 e2e_reset_lab || { echo "Bail out! cannot reset the lab"; exit 1; }
+apid=
 cleanup() {
-	kubectl delete clusterpolicies.nvidia.com,nvidiadrivers.nvidia.com --all >/dev/null 2>&1
+	[ -z "$apid" ] || { kill "$apid" 2>/dev/null; wait "$apid" 2>/dev/null; }
+	kubectl delete clusterpolicies.nvidia.com,gpuclusters.nvidia.com,nvidiadrivers.nvidia.com --all >/dev/null 2>&1
 	e2e_reset_lab >/dev/null 2>&1
 }
 trap 'cleanup; rm -rf "$SCRATCH"' EXIT
-kubectl delete clusterpolicies.nvidia.com,nvidiadrivers.nvidia.com --all >/dev/null 2>&1
+kubectl delete clusterpolicies.nvidia.com,gpuclusters.nvidia.com,nvidiadrivers.nvidia.com --all >/dev/null 2>&1
 e2e_facts
 M=$ROOT/lab/support-matrix.csv
 K1=5.15.0-107-generic
 
-t_run kubectl get crd clusterpolicies.nvidia.com nvidiadrivers.nvidia.com -o name
-t_out "the sandbox serves the GPU Operator's two CRDs" \
+t_run kubectl get crd clusterpolicies.nvidia.com gpuclusters.nvidia.com nvidiadrivers.nvidia.com -o name
+t_out "the sandbox serves the GPU Operator's three CRDs" \
 	customresourcedefinition.apiextensions.k8s.io/clusterpolicies.nvidia.com \
+	customresourcedefinition.apiextensions.k8s.io/gpuclusters.nvidia.com \
 	customresourcedefinition.apiextensions.k8s.io/nvidiadrivers.nvidia.com
 
 t_run drv-audit.sh -t -m "$M"
 t_rc 2 "-t on a cluster with neither object"
 t_out "prints nothing, never OK"
-t_grep "says the operator deploys no driver there" err "neither a ClusterPolicy nor an NVIDIADriver"
+t_grep "says the operator deploys no driver there" err "neither a ClusterPolicy nor a GPUCluster"
 
 kubectl apply -f - >/dev/null <<'EOF2'
 apiVersion: nvidia.com/v1
@@ -35,9 +38,16 @@ spec:
   driver: {enabled: true, usePrecompiled: true, repository: registry.example/nvidia, image: driver, version: "550"}
 EOF2
 t_run drv-audit.sh -t -m "$M"
-t_rc 1 "-t with a ClusterPolicy that deploys precompiled 550"
-t_out "lab-node-1 runs 535 now: its 550 image is the one missing" "lab-node-1 MISSING 550-$K1-ubuntu22.04"
-t_grep "the fleet's two OS tags are said: the operator would give all one" err "more than one OS tag (ubuntu22.04, ubuntu24.04)"
+t_rc 2 "-t with a ClusterPolicy that deploys precompiled 550 on nodes of two OS tags"
+t_out "lab-node-1 runs 535 now: its 550 image is missing; no OK" "lab-node-1 MISSING 550-$K1-ubuntu22.04"
+t_grep "the two OS tags are an error: the operator pulls one node's for all" err "more than one OS tag (ubuntu22.04, ubuntu24.04)"
+kubectl label node lab-node-2 --overwrite feature.node.kubernetes.io/system-os_release.VERSION_ID=22.04 \
+	feature.node.kubernetes.io/kernel-version.full=5.15.0-119-generic >/dev/null
+t_run drv-audit.sh -t -m "$M"
+t_rc 1 "-t with that ClusterPolicy on nodes of one OS tag"
+t_out "the one missing image" "lab-node-1 MISSING 550-$K1-ubuntu22.04"
+t_err "nothing on stderr"
+e2e_facts
 
 t_run kubectl apply -f - <<'EOF2'
 apiVersion: nvidia.com/v1alpha1
@@ -70,6 +80,20 @@ t_rc 1 "-t once the ClusterPolicy hands over to NVIDIADriver objects"
 t_out "the default one's 550 for 22.04; noble builds on the node" \
 	"lab-node-1 MISSING 550-$K1-ubuntu22.04" "lab-node-2 SKIP not-precompiled:nvidiadriver/noble"
 t_err "nothing on stderr"
+kubectl apply -f - >/dev/null <<'EOF2'
+apiVersion: nvidia.com/v1alpha1
+kind: GPUCluster
+metadata: {name: gpu-cluster}
+spec: {}
+EOF2
+t_run drv-audit.sh -t -m "$M"
+t_rc 2 "-t with a ClusterPolicy and a GPUCluster"
+t_grep "the operator refuses both" err "the GPU Operator refuses a ClusterPolicy and a GPUCluster at once"
+kubectl delete clusterpolicy cluster-policy >/dev/null
+t_run drv-audit.sh -t -m "$M"
+t_rc 1 "-t with a GPUCluster and the NVIDIADriver objects"
+t_out "the same verdicts" \
+	"lab-node-1 MISSING 550-$K1-ubuntu22.04" "lab-node-2 SKIP not-precompiled:nvidiadriver/noble"
 t_run drv-states.sh -m "$M"
 t_rc 0 "drv-states.sh shows what runs now"
 t_run drv-states.sh -t -m "$M"
@@ -133,5 +157,31 @@ t_grep "says it was refused" err "connection refused"
 t_run drv-audit.sh -r "$R"
 t_rc 2 "-r without -I on a plain-HTTP registry"
 t_grep "skopeo's TLS error is said" err "server gave HTTP response to HTTPS client"
+
+# A registry that asks for credentials (401): the same storage behind
+# htpasswd (bcrypt, by perl's crypt), on base+7, started and stopped here.
+A=127.0.0.1:$((${GPUDRV_SANDBOX_PORT_BASE:-26440} + 7))
+printf 'gpudrv:%s\n' "$(perl -e 'print crypt("s3cret", "\$2b\$05\$gpudrvsandboxsaltsaltu")')" >htpasswd
+cat >auth.yml <<EOF2
+version: 0.1
+log: {level: warn, accesslog: {disabled: true}}
+storage: {filesystem: {rootdirectory: $e2e_dir/state/registry}}
+http: {addr: "$A"}
+auth: {htpasswd: {realm: gpudrv, path: $PWD/htpasswd}}
+EOF2
+"$e2e_dir/bin/registry" serve auth.yml >auth.log 2>&1 &
+apid=$!
+e2e_until 30 sh -c "curl -s -o /dev/null -w '%{http_code}' http://$A/v2/ | grep -q 401"
+t_run drv-audit.sh -t -r "$A/$repo" -I -p reg.prom
+t_rc 2 "-r on a registry that wants credentials, given none (401)"
+t_out "prints nothing, never OK"
+t_grep "with skopeo's words" err "authentication required"
+printf '{"auths": {"%s": {"auth": "%s"}}}\n' "$A" "$(printf gpudrv:s3cret | base64)" >auth.json
+REGISTRY_AUTH_FILE=$PWD/auth.json t_run drv-audit.sh -t -r "$A/$repo" -I -p reg.prom
+t_rc 0 "the same with skopeo's credentials (REGISTRY_AUTH_FILE)"
+t_out "the same answer as the open registry's" "lab-node-2 SKIP not-precompiled:nvidiadriver/noble" OK
+kill "$apid" 2>/dev/null
+wait "$apid" 2>/dev/null
+apid=
 
 t_done

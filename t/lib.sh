@@ -141,9 +141,9 @@ STUB
 }
 
 # t_fake_ops: ./ops, a kubectl stand-in that answers by URL: the GPU nodes
-# ($FAKE_OUT), the ClusterPolicies ($FAKE_CP) and the NVIDIADrivers
-# ($FAKE_NVD), each empty for "CRD not installed" (NotFound); FAKE_CP=forbidden
-# as RBAC refuses.  It logs its arguments to ./ops.log.
+# ($FAKE_OUT), the ClusterPolicies ($FAKE_CP), the GPUClusters ($FAKE_GC) and
+# the NVIDIADrivers ($FAKE_NVD), each unset or empty for "CRD not installed"
+# (NotFound); "forbidden" as RBAC refuses.  It logs its arguments to ./ops.log.
 t_fake_ops() {
 	cat >ops <<'STUB'
 #!/bin/sh
@@ -151,8 +151,9 @@ printf '%s\n' "$*" >>ops.log
 for a; do
 	case $a in
 	/api/v1/nodes*) cat "$FAKE_OUT"; exit 0 ;;
-	/apis/nvidia.com/v1/clusterpolicies) f=$FAKE_CP ;;
-	/apis/nvidia.com/v1alpha1/nvidiadrivers) f=$FAKE_NVD ;;
+	/apis/nvidia.com/v1/clusterpolicies) f=${FAKE_CP:-} ;;
+	/apis/nvidia.com/v1alpha1/gpuclusters) f=${FAKE_GC:-} ;;
+	/apis/nvidia.com/v1alpha1/nvidiadrivers) f=${FAKE_NVD:-} ;;
 	*) continue ;;
 	esac
 	case $f in
