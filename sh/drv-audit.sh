@@ -20,6 +20,7 @@ selector=
 empty=
 version=
 target=
+matrix_given=
 repo=
 insecure=
 need_arg() {
@@ -27,7 +28,7 @@ need_arg() {
 }
 while [ $# -gt 0 ]; do
 	case $1 in
-	-m | --matrix) need_arg $# && matrix=$2 && shift ;;
+	-m | --matrix) need_arg $# && matrix=$2 && matrix_given=1 && shift ;;
 	-p | --prom) need_arg $# && prom=$2 && shift ;;
 	-k | --kernel) need_arg $# && kernel=$2 && shift ;;
 	-l | --selector) need_arg $# && selector=$2 && shift ;;
@@ -53,6 +54,10 @@ if [ -n "$prom" ] && [ -n "$kernel$version" ]; then
 fi
 if [ -n "$version" ] && [ -n "$target" ]; then
 	say "-b names the version; -t asks the cluster for it: one or the other"
+	usage
+fi
+if [ -n "$repo" ] && [ -n "$matrix_given" ]; then
+	say "-m names a matrix, -r a registry: one or the other"
 	usage
 fi
 if [ -n "$insecure" ] && [ -z "$repo" ]; then

@@ -240,7 +240,9 @@ if [ "$have" = "$version" ] && [ "$prev_state" = upgrade-done ] && [ "$unsched" 
 fi
 # The operator's skip label: only "true" counts, as for the operator.
 if [ "$skip" = true ]; then
-	say "$node: labelled $SKIP=true: left alone, as the GPU Operator leaves it; nothing was changed"
+	where=schedulable
+	[ "$unsched" != true ] || where=CORDONED
+	say "$node: labelled $SKIP=true: left alone, as the GPU Operator leaves it; nothing was changed; the node is $where, $STATE=${prev_state:--}"
 	say "to upgrade it, first: kubectl label node $node $SKIP-"
 	finish 1
 fi

@@ -209,6 +209,9 @@ t_rc 2 "-r with a name that is no repository"
 t_err "says what -r takes" "drv-audit.sh: -r driver: not a repository (registry/path/name, e.g. registry.example/nvidia/driver)"
 t_run "$A" -I
 t_rc 2 "-I without -r"
+t_run "$A" -r registry.example/nvidia/driver -m two.csv
+t_rc 2 "-r with -m"
+t_grep "is one or the other" err "^drv-audit.sh: -m names a matrix, -r a registry: one or the other$"
 
 t_run "$A" -x
 t_rc 2 "an unknown option"

@@ -181,7 +181,7 @@ FAKE_SKIP=true t_run up lab-node-1 550.90.07
 t_rc 1 "a node labelled nvidia.com/gpu-driver-upgrade.skip=true"
 t_out "prints nothing on stdout"
 t_err "says it is left alone, and how to upgrade it" \
-	"drv-upgrade.sh: lab-node-1: labelled nvidia.com/gpu-driver-upgrade.skip=true: left alone, as the GPU Operator leaves it; nothing was changed" \
+	"drv-upgrade.sh: lab-node-1: labelled nvidia.com/gpu-driver-upgrade.skip=true: left alone, as the GPU Operator leaves it; nothing was changed; the node is schedulable, nvidia.com/gpu-driver-upgrade-state=-" \
 	"drv-upgrade.sh: to upgrade it, first: kubectl label node lab-node-1 nvidia.com/gpu-driver-upgrade.skip-"
 t_run sed 's/^--request-timeout=[0-9]*s //; s/ -o jsonpath=.*//' kubectl.log
 t_out "reads the node and nothing else" "get --raw /api/v1/nodes/lab-node-1" "get node lab-node-1"
@@ -191,6 +191,7 @@ echo 535.183.06 >fake/driver
 echo upgrade-failed >fake/state
 FAKE_SKIP=true t_run up lab-node-1 550.90.07
 t_rc 1 "skip=true on a node an earlier run left upgrade-failed"
+t_grep "says where the node stands" err "nothing was changed; the node is schedulable, nvidia.com/gpu-driver-upgrade-state=upgrade-failed$"
 t_run t_fake_state
 t_out "it is left as it is too" "unschedulable= state=upgrade-failed"
 fresh

@@ -117,9 +117,10 @@ node1 >before
 t_run "$U" -L -t 30 lab-node-1 550.144.03
 t_rc 1 "drv-upgrade.sh of a node labelled nvidia.com/gpu-driver-upgrade.skip=true"
 t_out "prints nothing on stdout"
-t_err "says it leaves the node alone, and how to upgrade it" \
-	"drv-upgrade.sh: lab-node-1: labelled nvidia.com/gpu-driver-upgrade.skip=true: left alone, as the GPU Operator leaves it; nothing was changed" \
-	"drv-upgrade.sh: to upgrade it, first: kubectl label node lab-node-1 nvidia.com/gpu-driver-upgrade.skip-"
+t_grep "says it leaves the node alone, and where it stands" err \
+	"^drv-upgrade.sh: lab-node-1: labelled nvidia.com/gpu-driver-upgrade.skip=true: left alone, as the GPU Operator leaves it; nothing was changed; the node is schedulable, "
+t_grep "and how to upgrade it" err \
+	"^drv-upgrade.sh: to upgrade it, first: kubectl label node lab-node-1 nvidia.com/gpu-driver-upgrade.skip-$"
 node1 >after
 t_cmp "the node is exactly as it was" before after
 kubectl label node lab-node-1 nvidia.com/gpu-driver-upgrade.skip- >/dev/null
