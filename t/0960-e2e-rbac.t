@@ -42,7 +42,7 @@ kubectl apply -f - >/dev/null <<'EOF2'
 apiVersion: nvidia.com/v1
 kind: ClusterPolicy
 metadata: {name: cluster-policy}
-spec: {driver: {usePrecompiled: true, version: "550"}}
+spec: {driver: {usePrecompiled: true, useNvidiaDriverCRD: true, version: "550"}}
 ---
 apiVersion: nvidia.com/v1alpha1
 kind: NVIDIADriver
@@ -160,7 +160,7 @@ if [ -n "$made_crs" ]; then
 	t_rc 0 "the auditor reads the ClusterPolicy"
 	t_val "its driver settings" true
 	t_run as_auditor drv-audit.sh -t -m "$M"
-	t_rc 0 "drv-audit.sh -t as the auditor: the ClusterPolicy's version"
+	t_rc 0 "drv-audit.sh -t as the auditor: the NVIDIADriver's version"
 	t_out "prints OK" OK
 fi
 
