@@ -53,6 +53,12 @@
 #        stale or it allows 0), the others refused
 #      a MULTIPLE-BUDGETS pod: never evicted, 500 every time
 #      a pod in no line: evicted (its budget, if any, allowed them all)
+#    One exception, by design of the disruption controller: a budget whose
+#    pods on NODE include pods with no controller.  It counts such pods among
+#    its expected pods, so an evicted one can lower desiredHealthy and free a
+#    disruption for the next eviction if the controller resyncs in between
+#    (seed 1796050173, scenario 13: minAvailable 25%, two bare pods, both
+#    evicted one after the other in 1 run of 3).  There, at least A (if A > 0).
 #    Found by this test (regression seeds 10, scenarios 10 and 25, and
 #    1796036188, scenario 29), and fixed in pdb-check: an unready pod of a
 #    budget whose desiredHealthy is 0 is not exempt (eviction.go exempts it
@@ -79,8 +85,8 @@
 
 # Regression seeds.  10 (scenarios 10 and 25) and 1796036188 (scenario 29):
 # pdb-check's BLOCKS for unready pods of a budget with desiredHealthy 0 (see
-# above).
-SEEDS="10 1796036188"
+# above); 1796050173 (scenario 13): the pods with no controller (above).
+SEEDS="10 1796036188 1796050173"
 
 NSCN=${GPUDRV_EVICT_SCENARIOS:-30}
 case $NSCN in '' | *[!0-9]*) e2e_bail "GPUDRV_EVICT_SCENARIOS must be a number, not '$NSCN'" ;; esac
@@ -453,9 +459,21 @@ ev_cmp_real() {
 			printf "%s ready=%s: %s; answers %s: %s\n", p, ready[p], w, codes[p] == "" ? "none" : codes[p], c
 		}
 		for (b = 1; b <= nb; b++) {
-			c = (nev[b] + 0 == ballow[b]) ? "agrees" : "DISAGREES"
+			# Pods with no controller: the disruption controller counts them
+			# among its expected pods, so an eviction may lower desiredHealthy
+			# and free another disruption when it resyncs between two
+			# evictions (timing): the A of pdb-check is then a floor.
+			moving = 0
+			for (i = 1; i <= bn[b]; i++) if (bpod[b, i] in noctl) moving = 1
+			if (moving && ballow[b] > 0) {
+				c = (nev[b] + 0 >= ballow[b]) ? "agrees" : "DISAGREES"
+				m = " (pods with no controller: at least that many)"
+			} else {
+				c = (nev[b] + 0 == ballow[b]) ? "agrees" : "DISAGREES"
+				m = ""
+			}
 			if (c == "DISAGREES") nbad++
-			printf "%s: pdb-check: %d of its %d pods can go; %d were evicted: %s\n", bname[b], ballow[b], bn[b], nev[b], c
+			printf "%s: pdb-check: %d of its %d pods can go%s; %d were evicted: %s\n", bname[b], ballow[b], bn[b], m, nev[b], c
 		}
 		if (ntried == 0) bad[++nbad] = "no pod on the node to evict (the generator puts some there)"
 		for (i = 1; i <= nbad; i++) if (i in bad) print "DISAGREES: " bad[i]
