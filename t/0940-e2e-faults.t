@@ -140,7 +140,7 @@ e2e_holder lab-node-1
 : >kubectl.rec
 KUBECTL=$PWD/kubectl-rec drv-upgrade.sh -L -m "$M" -t 60 lab-node-1 550.127.05 >up.out 2>up.err &
 up=$!
-until grep -q 'kubectl drain --timeout' up.err; do sleep 1; done
+until grep -q 'kubectl drain --timeout' up.err 2>/dev/null; do sleep 1; done
 sleep 2
 # To the script alone: it must not wait for the 60 s drain to end.
 t0=$(date +%s)
