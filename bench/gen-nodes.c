@@ -835,6 +835,31 @@ mount(const char *path, const char *name, int ro)
 	close_();
 }
 
+/* The service-account token's mount the ServiceAccount admission adds. */
+static void
+api_mount(const char *api)
+{
+	mount("/var/run/secrets/kubernetes.io/serviceaccount", api, 1);
+}
+
+/* A container's termination message, as the API defaults it. */
+static void
+termination_message(void)
+{
+	kv("terminationMessagePath", "/dev/termination-log");
+	kv("terminationMessagePolicy", "File");
+}
+
+/* The pod spec's service account: serviceAccount is the deprecated twin the
+ * API fills in on pods only. */
+static void
+service_account(int pod, const char *sa)
+{
+	if (pod)
+		kv("serviceAccount", sa);
+	kv("serviceAccountName", sa);
+}
+
 static void
 resources(const char *cpu, const char *mem, const char *gpus)
 {
@@ -1206,14 +1231,13 @@ rs_spec(long k, long w)
 	kn("timeoutSeconds", 1);
 	close_();
 	resources(a->cpu, a->mem, a->gpus);
-	kv("terminationMessagePath", "/dev/termination-log");
-	kv("terminationMessagePolicy", "File");
+	termination_message();
 	key("volumeMounts");
 	YSEQ_OPEN();
 	mount("/dev/shm", "dshm", 0);
 	mount("/models", "model-cache", 0);
 	if (pod)
-		mount("/var/run/secrets/kubernetes.io/serviceaccount", api, 1);
+		api_mount(api);
 	close_();
 	close_();
 	if (sidecar(k)) {
@@ -1232,12 +1256,11 @@ rs_spec(long k, long w)
 		close_();
 		close_();
 		resources("100m", "128Mi", NULL);
-		kv("terminationMessagePath", "/dev/termination-log");
-		kv("terminationMessagePolicy", "File");
+		termination_message();
 		if (pod) {
 			key("volumeMounts");
 			YSEQ_OPEN();
-			mount("/var/run/secrets/kubernetes.io/serviceaccount", api, 1);
+			api_mount(api);
 			close_();
 		}
 		close_();
@@ -1263,9 +1286,7 @@ rs_spec(long k, long w)
 	open_(OBJ);
 	kn("fsGroup", 1000);
 	close_();
-	if (pod)
-		kv("serviceAccount", "default");
-	kv("serviceAccountName", "default");
+	service_account(pod, "default");
 	kn("terminationGracePeriodSeconds", 30);
 	gpu_tolerations(pod);
 	key("volumes");
@@ -1515,14 +1536,13 @@ ds_spec(long node)
 	kn("successThreshold", 1);
 	kn("timeoutSeconds", 60);
 	close_();
-	kv("terminationMessagePath", "/dev/termination-log");
-	kv("terminationMessagePolicy", "File");
+	termination_message();
 	key("volumeMounts");
 	YSEQ_OPEN();
 	for (i = 0; i < 10; i++)
 		mount(ds_mounts[i][0], ds_mounts[i][1], i == 3);
 	if (pod)
-		mount("/var/run/secrets/kubernetes.io/serviceaccount", api, 1);
+		api_mount(api);
 	close_();
 	close_();
 	close_();
@@ -1545,9 +1565,7 @@ ds_spec(long node)
 	key("securityContext");
 	open_(OBJ);
 	close_();
-	if (pod)
-		kv("serviceAccount", "nvidia-driver");
-	kv("serviceAccountName", "nvidia-driver");
+	service_account(pod, "nvidia-driver");
 	kn("terminationGracePeriodSeconds", 60);
 	key("tolerations");
 	YSEQ_OPEN();
@@ -1675,12 +1693,11 @@ job_spec(long j, int pod)
 	kv("imagePullPolicy", "IfNotPresent");
 	kv("name", "evaluator");
 	resources("8", "64Gi", "1");
-	kv("terminationMessagePath", "/dev/termination-log");
-	kv("terminationMessagePolicy", "File");
+	termination_message();
 	if (pod) {
 		key("volumeMounts");
 		YSEQ_OPEN();
-		mount("/var/run/secrets/kubernetes.io/serviceaccount", api, 1);
+		api_mount(api);
 		close_();
 	}
 	close_();
@@ -1699,9 +1716,7 @@ job_spec(long j, int pod)
 	key("securityContext");
 	open_(OBJ);
 	close_();
-	if (pod)
-		kv("serviceAccount", "default");
-	kv("serviceAccountName", "default");
+	service_account(pod, "default");
 	kn("terminationGracePeriodSeconds", 30);
 	gpu_tolerations(pod);
 	if (pod) {
