@@ -196,18 +196,24 @@ done_
 # Every owner has its pods: the policy can go.
 kubectl delete validatingadmissionpolicybinding,validatingadmissionpolicy gpudrv-bench-fleet >/dev/null
 
+# patch_status FILE PATCH: PATCH on the status of each pod of FILE ("namespace
+# name" lines), $par at a time; kubectl's errors in $f-create.err.
+patch_status() {
+	: >"$f-create.err"
+	p_i=0
+	while read -r p_ns p_pod; do
+		kubectl patch pod -n "$p_ns" "$p_pod" --subresource=status --type=strategic -p "$2" \
+			>/dev/null 2>>"$f-create.err" &
+		p_i=$((p_i + 1))
+		[ $((p_i % par)) -ne 0 ] || wait
+	done <"$1"
+	wait
+}
+
 step "$("$gen" -C unready -p "$np,$nb" "$nn" | grep -c .) pods made not Ready (status Ready=False, $par at a time)"
 "$gen" -C unready -p "$np,$nb" "$nn" >"$f-unready"
 patch='{"status":{"conditions":[{"type":"Ready","status":"False","reason":"ContainersNotReady"},{"type":"ContainersReady","status":"False","reason":"ContainersNotReady"}]}}'
-: >"$f-create.err"
-u_i=0
-while read -r u_ns u_pod; do
-	kubectl patch pod -n "$u_ns" "$u_pod" --subresource=status --type=strategic -p "$patch" \
-		>/dev/null 2>>"$f-create.err" &
-	u_i=$((u_i + 1))
-	[ $((u_i % par)) -ne 0 ] || wait
-done <"$f-unready"
-wait
+patch_status "$f-unready" "$patch"
 [ ! -s "$f-create.err" ] || { head -n 5 "$f-create.err" >&2; die "kubectl patch failed"; }
 done_
 
@@ -248,15 +254,7 @@ as_planned() {
 		select(any(.status.conditions[]?; .type == "Ready" and .status != "True")) |
 		.metadata.namespace + " " + .metadata.name' | sort | comm -23 - "$f-unready.sorted" >"$f-fix"
 	say "$a_diff budgets not yet as planned; $(grep -c . "$f-fix" || :) pods to make Ready again"
-	: >"$f-create.err"
-	a_i=0
-	while read -r a_ns a_pod; do
-		kubectl patch pod -n "$a_ns" "$a_pod" --subresource=status --type=strategic -p "$ready_patch" \
-			>/dev/null 2>>"$f-create.err" &
-		a_i=$((a_i + 1))
-		[ $((a_i % par)) -ne 0 ] || wait
-	done <"$f-fix"
-	wait
+	patch_status "$f-fix" "$ready_patch"
 	return 1
 }
 a_last=0
