@@ -118,7 +118,8 @@ static void
 budget_read(struct budget *b, const cJSON *item, size_t i)
 {
 	const cJSON *meta = j_get(item, "metadata"), *spec = j_get(item, "spec");
-	const cJSON *st = j_get(item, "status"), *dp, *pol;
+	const cJSON *st = j_get(item, "status"), *dp;
+	const char *pol;
 	char where[400], why[256];
 
 	memset(b, 0, sizeof *b);
@@ -137,11 +138,9 @@ budget_read(struct budget *b, const cJSON *item, size_t i)
 	intstr_get(spec, "maxUnavailable", &b->maxun, where);
 	if (b->minav.set && b->maxun.set)
 		die("%s: spec sets both minAvailable and maxUnavailable (the API allows one)", where);
-	pol = j_get(spec, "unhealthyPodEvictionPolicy");
-	if (pol != NULL && !cJSON_IsNull(pol) && !cJSON_IsString(pol))
-		die("%s: spec.unhealthyPodEvictionPolicy is %s, not a string", where, j_type(pol));
+	pol = opt_str(spec, "unhealthyPodEvictionPolicy", "spec.unhealthyPodEvictionPolicy", where);
 	/* Anything but AlwaysAllow acts as IfHealthyBudget, the default. */
-	b->always_allow = cJSON_IsString(pol) && strcmp(pol->valuestring, "AlwaysAllow") == 0;
+	b->always_allow = pol != NULL && strcmp(pol, "AlwaysAllow") == 0;
 
 	if (st != NULL && !cJSON_IsNull(st) && !cJSON_IsObject(st))
 		die("%s: status is %s, not an object", where, j_type(st));

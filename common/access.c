@@ -110,3 +110,27 @@ opt_obj(const cJSON *obj, const char *key, const char *path, const char *where)
 		die("%s: %s is %s, not an object", where, path, j_type(v));
 	return v;
 }
+
+int
+opt_bool(const cJSON *obj, const char *key, const char *path, int def, const char *where)
+{
+	const cJSON *v = j_get(obj, key);
+
+	if (v == NULL || cJSON_IsNull(v))
+		return def;
+	if (!cJSON_IsBool(v))
+		die("%s: %s is %s, not a boolean", where, path, j_type(v));
+	return cJSON_IsTrue(v);
+}
+
+const char *
+opt_str(const cJSON *obj, const char *key, const char *path, const char *where)
+{
+	const cJSON *v = j_get(obj, key);
+
+	if (v == NULL || cJSON_IsNull(v))
+		return NULL;
+	if (!cJSON_IsString(v))
+		die("%s: %s is %s, not a string", where, path, j_type(v));
+	return *v->valuestring ? v->valuestring : NULL;
+}

@@ -110,6 +110,10 @@ const char *need_str(const cJSON *obj, const char *path, const char *where);
 int opt_int32(const cJSON *obj, const char *key, const char *path, long *out, const char *where);
 /* Optional object: the object, NULL if absent or null; dies on anything else. */
 const cJSON *opt_obj(const cJSON *obj, const char *key, const char *path, const char *where);
+/* Optional boolean: def if absent or null; dies on anything else. */
+int opt_bool(const cJSON *obj, const char *key, const char *path, int def, const char *where);
+/* Optional string: NULL if absent, null or empty; dies on anything else. */
+const char *opt_str(const cJSON *obj, const char *key, const char *path, const char *where);
 
 /*
  * doc.c: a kubectl document of the kinds a command reads, item by item: a

@@ -54,32 +54,6 @@ static const char *const kinds[] = { "ClusterPolicy", "NVIDIADriver", "GPUCluste
 static const char *const lists[] = { "ClusterPolicyList", "NVIDIADriverList", "GPUClusterList",
 	NULL };
 
-/* Optional boolean: def if absent or null; dies on anything else. */
-static int
-opt_bool(const cJSON *obj, const char *key, int def, const char *what)
-{
-	const cJSON *v = j_get(obj, key);
-
-	if (v == NULL || cJSON_IsNull(v))
-		return def;
-	if (!cJSON_IsBool(v))
-		die("%s: %s is %s, not a boolean", what, key, j_type(v));
-	return cJSON_IsTrue(v);
-}
-
-/* Optional string: NULL if absent, null or empty; dies on anything else. */
-static const char *
-opt_str(const cJSON *obj, const char *key, const char *what)
-{
-	const cJSON *v = j_get(obj, key);
-
-	if (v == NULL || cJSON_IsNull(v))
-		return NULL;
-	if (!cJSON_IsString(v))
-		die("%s: %s is %s, not a string", what, key, j_type(v));
-	return *v->valuestring ? v->valuestring : NULL;
-}
-
 /*
  * The driver part of the image the operator will pull: the version, or with
  * no repository and no version, the tag of the image (the operator appends
@@ -88,10 +62,10 @@ opt_str(const cJSON *obj, const char *key, const char *what)
 static char *
 version_of(const cJSON *spec, const char *what)
 {
-	const char *v = opt_str(spec, "version", what), *img, *colon, *slash;
+	const char *v = opt_str(spec, "version", "version", what), *img, *colon, *slash;
 
-	if (v == NULL && opt_str(spec, "repository", what) == NULL &&
-	    (img = opt_str(spec, "image", what)) != NULL) {
+	if (v == NULL && opt_str(spec, "repository", "repository", what) == NULL &&
+	    (img = opt_str(spec, "image", "image", what)) != NULL) {
 		colon = strrchr(img, ':');
 		slash = strrchr(img, '/');
 		if (colon != NULL && (slash == NULL || colon > slash))
@@ -171,10 +145,10 @@ one(const struct item *it, void *arg)
 	d = &t->drv[t->ndrv++];
 	memset(d, 0, sizeof *d);
 	d->name = name;
-	d->is_default = opt_bool(spec, "default", 0, name);
+	d->is_default = opt_bool(spec, "default", "default", 0, name);
 	/* internal/state/driver.go getDriverImagePath: usePrecompiled decides,
 	 * whatever the driverType. */
-	d->precompiled = opt_bool(spec, "usePrecompiled", 0, name);
+	d->precompiled = opt_bool(spec, "usePrecompiled", "usePrecompiled", 0, name);
 	if (d->precompiled)
 		d->version = version_of(spec, name);
 	sel = opt_obj(spec, "nodeSelector", "spec.nodeSelector", name);
@@ -220,9 +194,10 @@ targets_load(const char *path)
 		warnf("%s: %zu ClusterPolicies (%s): the GPU Operator uses the oldest, %s",
 		    t->where, t->npolicies, t->policies, t->policy);
 	if (t->policy != NULL) {
-		t->use_crd = opt_bool(t->driver, "useNvidiaDriverCRD", 0, t->policy);
-		t->enabled = opt_bool(t->driver, "enabled", 1, t->policy);
-		t->precompiled = opt_bool(t->driver, "usePrecompiled", 0, t->policy);
+		t->use_crd = opt_bool(t->driver, "useNvidiaDriverCRD", "useNvidiaDriverCRD", 0,
+		    t->policy);
+		t->enabled = opt_bool(t->driver, "enabled", "enabled", 1, t->policy);
+		t->precompiled = opt_bool(t->driver, "usePrecompiled", "usePrecompiled", 0, t->policy);
 		if (!t->use_crd && t->enabled && t->precompiled)
 			t->version = version_of(t->driver, t->policy);
 	}
