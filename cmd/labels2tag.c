@@ -81,6 +81,29 @@ note(struct opts *o, const char *fmt, ...)
 	fputc('\n', o->err);
 }
 
+static const char *
+cordon(const cJSON *node)
+{
+	return node_unschedulable(node) ? "cordoned" : "schedulable";
+}
+
+/*
+ * -u's line for a node that gets no tag: "<node> UNKNOWN <kind>:<label>", or
+ * with -s, UNKNOWN in the tag's place before the state and cordon.  pre is
+ * the watch event's "TYPE " or "".
+ */
+static void
+unknown(struct opts *o, const char *pre, const char *name, const char *state,
+        const cJSON *node, const char *kind, const char *label)
+{
+	if (!o->unknown)
+		return;
+	if (o->state)
+		fprintf(o->out, "%s%s UNKNOWN %s %s\n", pre, name, state, cordon(node));
+	else
+		fprintf(o->out, "%s%s UNKNOWN %s:%s\n", pre, name, kind, label);
+}
+
 static void
 one_node(const struct item *it, void *arg)
 {
@@ -93,8 +116,10 @@ one_node(const struct item *it, void *arg)
 	const char *state = j_str(node_labels(node), L_STATE);
 	size_t index = it->index;
 	/* kubectl get -w --output-watch-events: each line says its event. */
-	const char *ev = it->event ? it->event : "", *sp = it->event ? " " : "";
+	char pre[32];
 	struct tag_override ov = o->ov;
+
+	snprintf(pre, sizeof pre, "%s%s", it->event ? it->event : "", it->event ? " " : "");
 
 	if (name == NULL) {
 		const char *raw = j_str(j_get(node, "metadata"), "name");
@@ -102,7 +127,7 @@ one_node(const struct item *it, void *arg)
 		note(o, "item %zu: metadata.name %s is not a valid node name", index,
 		    raw ? qstr(raw) : j_type(j_get(j_get(node, "metadata"), "name")));
 		if (o->unknown)
-			fprintf(o->out, "%s%s#%zu UNKNOWN invalid:metadata.name\n", ev, sp, index);
+			fprintf(o->out, "%s#%zu UNKNOWN invalid:metadata.name\n", pre, index);
 		o->bad = 1;
 		return;
 	}
@@ -113,10 +138,9 @@ one_node(const struct item *it, void *arg)
 		int r = target_of(o->targets, node, &t);
 
 		if (r == 1) {
-			fprintf(o->out, "%s%s%s SKIP %s:%s", ev, sp, name, t.skip, t.source);
+			fprintf(o->out, "%s%s SKIP %s:%s", pre, name, t.skip, t.source);
 			if (o->state)
-				fprintf(o->out, " %s %s", state, node_unschedulable(node) ?
-				    "cordoned" : "schedulable");
+				fprintf(o->out, " %s %s", state, cordon(node));
 			fputc('\n', o->out);
 			return;
 		}
@@ -124,11 +148,7 @@ one_node(const struct item *it, void *arg)
 			note(o, "node %s: %s and %s both select it: while they do, the GPU "
 			    "Operator assigns no node to any NVIDIADriver (no node's driver "
 			    "changes)", name, t.source, t.other);
-			if (o->unknown && o->state)
-				fprintf(o->out, "%s%s%s UNKNOWN %s %s\n", ev, sp, name, state,
-				    node_unschedulable(node) ? "cordoned" : "schedulable");
-			else if (o->unknown)
-				fprintf(o->out, "%s%s%s UNKNOWN conflict:nvidiadriver\n", ev, sp, name);
+			unknown(o, pre, name, state, node, "conflict", "nvidiadriver");
 			o->bad = 1;
 			return;
 		}
@@ -148,11 +168,7 @@ one_node(const struct item *it, void *arg)
 			note(o, "node %s: label %s %s (%s sets it: is it running there?)", name,
 			    f.label, f.detail, strncmp(f.label, "nvidia.com/", 11) == 0 ?
 			    "gpu-feature-discovery" : "node-feature-discovery");
-		if (o->unknown && o->state)
-			fprintf(o->out, "%s%s%s UNKNOWN %s %s\n", ev, sp, name, state,
-			    node_unschedulable(node) ? "cordoned" : "schedulable");
-		else if (o->unknown)
-			fprintf(o->out, "%s%s%s UNKNOWN %s:%s\n", ev, sp, name, f.kind, f.label);
+		unknown(o, pre, name, state, node, f.kind, f.label);
 		o->bad = 1;
 		return;
 	}
@@ -170,12 +186,12 @@ one_node(const struct item *it, void *arg)
 			o->bad = 1;
 		}
 	}
-	fprintf(o->out, "%s%s", ev, sp);
+	fputs(pre, o->out);
 	if (names)
 		fprintf(o->out, "%s ", name);
 	fputs(o->row ? row : tag, o->out);
 	if (o->state)
-		fprintf(o->out, " %s %s", state, node_unschedulable(node) ? "cordoned" : "schedulable");
+		fprintf(o->out, " %s %s", state, cordon(node));
 	fputc('\n', o->out);
 }
 
