@@ -44,6 +44,27 @@ for f in nodes.json nodes.yaml; do
 	t_val "every 5th node cordoned" 1040
 done
 
+# labels2tag -t keeps every label of each node (the nodeSelectors may name
+# any): the same width, the same answers both ways.
+cat >targets.json <<'EOF'
+{"apiVersion": "v1", "kind": "List", "items": [
+ {"apiVersion": "nvidia.com/v1", "kind": "ClusterPolicy", "metadata": {"name": "cp"},
+  "spec": {"driver": {"useNvidiaDriverCRD": true}}},
+ {"apiVersion": "nvidia.com/v1alpha1", "kind": "NVIDIADriver", "metadata": {"name": "all"},
+  "spec": {"default": true, "usePrecompiled": true, "version": "550"}},
+ {"apiVersion": "nvidia.com/v1alpha1", "kind": "NVIDIADriver", "metadata": {"name": "el"},
+  "spec": {"usePrecompiled": true, "version": "570.86.10",
+   "nodeSelector": {"feature.node.kubernetes.io/system-os_release.ID": "rhel"}}}]}
+EOF
+for f in nodes.json nodes.yaml; do
+	both "labels2tag -t -s, $N nodes in $f" labels2tag -t targets.json -s "$f"
+	t_rc 0 "labels2tag -t reads $N nodes from $f"
+	t_run sh -c "labels2tag -t targets.json $f | grep -c ' 570.86.10-'"
+	t_val "every 7th node (RHEL) is the el NVIDIADriver's" 743
+	t_run sh -c "labels2tag -t targets.json $f | grep -c ' 550-'"
+	t_val "the others the default's" $((N - 743))
+done
+
 # matrix-grep: the tags of all but the nodes on kernel 5.15.0-119.
 labels2tag -c -n nodes.json | sed 's/^[^ ]* //' | grep -v 5.15.0-119 | sort -u >rows
 { echo driver_branch,kernel,os_tag; cat rows; } >matrix.csv
