@@ -11,7 +11,7 @@
 
 #include "gpudrv.h"
 
-static const char usage[] = "[-s] node [file]";
+static const char usage[] = "[-s] node [file] | -a [-s] [file]";
 
 #define MAX_DISRUPTED 2000 /* eviction.go MaxDisruptedPodSize */
 #define WAIT_DC "wait for the disruption controller (is kube-controller-manager running?)"
@@ -39,10 +39,13 @@ struct budget {
 
 struct pod {
 	char *ns, *name;
-	cJSON *labels; /* a copy, or NULL */
+	char *node;    /* -a: spec.nodeName, a copy; else NULL */
+	size_t seq;    /* -a: its place among the pods kept */
+	cJSON *labels; /* a copy, or NULL (and NULL if skipped: no budget is tried) */
 	const char *skip; /* why no budget is consulted, or NULL */
 	int nocontroller;
 	int ready;
+	int multi; /* selected by more than one budget */
 };
 
 /* What pdb-check reads of an item, all the streaming way keeps of one. */
@@ -224,7 +227,6 @@ pod_read(struct pod *p, const cJSON *item, size_t i)
 		if (!cJSON_IsString(l))
 			die("%s: item %zu: Pod %s/%s: label %s is %s, not a string", docname, i,
 			    p->ns, p->name, qstr(l->string), j_type(l));
-	p->labels = labels != NULL ? cJSON_Duplicate(labels, 1) : NULL;
 	p->ready = pod_ready(item);
 
 	finished = phase != NULL && (strcmp(phase, "Succeeded") == 0 || strcmp(phase, "Failed") == 0);
@@ -242,6 +244,8 @@ pod_read(struct pod *p, const cJSON *item, size_t i)
 		else if (phase != NULL && strcmp(phase, "Pending") == 0)
 			p->skip = "pending";
 	}
+	/* only a pod that consults its budgets needs its labels */
+	p->labels = labels != NULL && p->skip == NULL ? cJSON_Duplicate(labels, 1) : NULL;
 }
 
 static int
@@ -419,8 +423,16 @@ budget_blocks(const struct budget *b)
 	    b->disrupted > MAX_DISRUPTED || n > b->allowed);
 }
 
+/* -a: each line of a node starts with its name. */
 static void
-budget_report(const struct budget *b)
+lead(const char *node)
+{
+	if (node != NULL)
+		printf("%s ", node);
+}
+
+static void
+budget_report(const struct budget *b, const char *node)
 {
 	char adv[1024], h[24], d[24], a[24];
 	size_t i, j;
@@ -451,6 +463,7 @@ budget_report(const struct budget *b)
 		advise(b, adv, sizeof adv);
 
 	/* the pods that draw on it: an unready one evicted outright does not */
+	lead(node);
 	printf("%s/%s BLOCKS ", b->ns, b->name);
 	for (i = 0, j = 0; i < b->npods; i++)
 		if (b->pods[i]->ready || !(b->always_allow ||
@@ -477,9 +490,9 @@ budget_add(struct budget *b, struct pod *p)
 		b->unready++;
 }
 
-/* What was read: every budget, and the pods on the node. */
+/* What was read: every budget, and the pods on the node (-a: on any node). */
 struct state {
-	const char *node;
+	const char *node; /* NULL: -a */
 	struct budget *budgets;
 	struct pod *pods;
 	size_t nb, np, bcap, pcap;
@@ -490,6 +503,7 @@ on_item(const struct item *it, void *arg)
 {
 	struct state *st = arg;
 	const cJSON *spec, *on, *name, *ns;
+	struct pod *p;
 
 	if (it->event != NULL)
 		die("%s: a watch event (%s): pdb-check reads lists, not kubectl get -w", docname,
@@ -507,7 +521,8 @@ on_item(const struct item *it, void *arg)
 	if (on != NULL && !cJSON_IsString(on))
 		die("%s: item %zu (Pod): spec.nodeName is %s, not a string", docname, it->index,
 		    j_type(on));
-	if (on == NULL || strcmp(on->valuestring, st->node) != 0) {
+	if (on == NULL || (st->node != NULL ? strcmp(on->valuestring, st->node) != 0 :
+	    *on->valuestring == '\0')) {
 		/* not on the node, but checked all the same (meta_str says what is wrong) */
 		name = j_path(it->obj, "metadata.name");
 		ns = j_path(it->obj, "metadata.namespace");
@@ -522,7 +537,16 @@ on_item(const struct item *it, void *arg)
 		st->pcap = st->pcap ? 2 * st->pcap : 64;
 		st->pods = xrealloc(st->pods, st->pcap * sizeof *st->pods);
 	}
-	pod_read(&st->pods[st->np++], it->obj, it->index);
+	p = &st->pods[st->np];
+	pod_read(p, it->obj, it->index);
+	p->seq = st->np++;
+	if (st->node != NULL)
+		return;
+	/* -a: the name starts each of the node's lines */
+	if (!dns_subdomain_ok(on->valuestring))
+		die("%s: item %zu: Pod %s/%s: spec.nodeName %s is not a valid node name", docname,
+		    it->index, p->ns, p->name, qstr(on->valuestring));
+	p->node = xstrndup(on->valuestring, strlen(on->valuestring));
 }
 
 static void
@@ -530,6 +554,141 @@ on_end(int ok, void *arg)
 {
 	(void)ok;
 	(void)arg;
+}
+
+/* -a: the pods node by node (bytewise), each node's in input order. */
+static int
+by_node(const void *a, const void *b)
+{
+	const struct pod *x = a, *y = b;
+	int c = strcmp(x->node, y->node);
+
+	return c ? c : (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/* The budgets' input order: their place in the array they were read into. */
+static int
+by_place(const void *a, const void *b)
+{
+	const struct budget *x = *(struct budget *const *)a, *y = *(struct budget *const *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Every budget, and the room a node's check works in. */
+struct eval {
+	struct budget **idx; /* by namespace (by_ns) */
+	size_t nb;
+	int listing;         /* -s */
+	struct budget **match, **used;
+	size_t matchcap, usedcap;
+};
+
+/* The budgets of its namespace that select p, into e->match; how many. */
+static size_t
+budgets_of(struct eval *e, const struct pod *p)
+{
+	size_t j, n = 0;
+
+	for (j = ns_first(e->idx, e->nb, p->ns); j < e->nb && strcmp(e->idx[j]->ns, p->ns) == 0;
+	    j++) {
+		if (!selector_matches(e->idx[j]->selector, p->labels))
+			continue;
+		if (n == e->matchcap) {
+			e->matchcap = e->matchcap ? 2 * e->matchcap : 4;
+			e->match = xrealloc(e->match, e->matchcap * sizeof *e->match);
+		}
+		e->match[n++] = e->idx[j];
+	}
+	return n;
+}
+
+/*
+ * The drain of the node that pods[0..np) run on (in input order), as
+ * `pdb-check NODE` says it, but for the line OK; with node (-a) each line
+ * starts with it, and the DRAWS lines come before the obstacles.  1 if the
+ * drain would be blocked.  The budgets are left without pods, for the next node.
+ */
+static int
+node_check(struct eval *e, struct pod *pods, size_t np, const char *node)
+{
+	size_t i, j, n, nused = 0;
+	int blocked = 0;
+
+	if (e->listing)
+		for (i = 0; i < np; i++)
+			if (pods[i].skip != NULL) {
+				lead(node);
+				printf("SKIP %s/%s %s\n", pods[i].ns, pods[i].name, pods[i].skip);
+			}
+
+	/* Each pod once; only the budgets of its namespace are tried. */
+	for (i = 0; i < np; i++) {
+		struct pod *p = &pods[i];
+
+		if (p->skip != NULL || (n = budgets_of(e, p)) == 0)
+			continue;
+		if (n > 1) {
+			p->multi = 1;
+			continue;
+		}
+		if (e->match[0]->npods == 0) {
+			if (nused == e->usedcap) {
+				e->usedcap = e->usedcap ? 2 * e->usedcap : 16;
+				e->used = xrealloc(e->used, e->usedcap * sizeof *e->used);
+			}
+			e->used[nused++] = e->match[0];
+		}
+		budget_add(e->match[0], p);
+	}
+	if (nused > 1)
+		qsort(e->used, nused, sizeof *e->used, by_place);
+
+	if (node != NULL)
+		for (j = 0; j < nused; j++) {
+			const struct budget *b = e->used[j];
+			long long need = needed(b);
+
+			if (need < 1)
+				continue;
+			lead(node);
+			if (b->has_allowed)
+				printf("DRAWS %s/%s %lld %ld\n", b->ns, b->name, need, b->allowed);
+			else
+				printf("DRAWS %s/%s %lld -\n", b->ns, b->name, need);
+		}
+
+	/* The pods' own obstacles, in input order. */
+	for (i = 0; i < np; i++) {
+		struct pod *p = &pods[i];
+
+		if (p->nocontroller) {
+			lead(node);
+			printf("%s/%s NO-CONTROLLER: kubectl drain refuses a pod no controller "
+			    "manages (--force would delete it for good); delete it or run it "
+			    "under a Deployment, StatefulSet or Job\n", p->ns, p->name);
+			blocked = 1;
+		}
+		if (!p->multi)
+			continue;
+		n = budgets_of(e, p);
+		lead(node);
+		printf("%s/%s MULTIPLE-BUDGETS ", p->ns, p->name);
+		for (j = 0; j < n; j++)
+			printf("%s%s/%s", j ? "," : "", e->match[j]->ns, e->match[j]->name);
+		printf(": the eviction API refuses (HTTP 500); keep one budget per pod\n");
+		blocked = 1;
+	}
+
+	/* Then the budgets, in input order. */
+	for (j = 0; j < nused; j++) {
+		if (budget_blocks(e->used[j]))
+			blocked = 1;
+		budget_report(e->used[j], node);
+		e->used[j]->npods = 0;
+		e->used[j]->unready = 0;
+	}
+	return blocked;
 }
 
 int
@@ -540,86 +699,64 @@ main(int argc, char **argv)
 	 * then of the pods (of the node: the drain evicts no other). */
 	struct doc_reader dr = { kinds, lists, "a List of PodDisruptionBudgets and Pods",
 		"; use kubectl get pdb,pods -A -o json", 0, 1, item_keys, on_item, on_end, NULL };
-	struct budget **idx, **match = NULL;
+	struct eval e = { 0 };
 	struct pod *pods;
 	const char *path;
-	size_t nb, np, i, j, nmatch, matchcap = 0;
-	int c, rc, listing = 0, blocked = 0;
+	size_t nb, np, i, j;
+	int c, rc, all = 0, blocked = 0;
 
 	setprogname(argv[0]);
-	while ((c = nextopt(argc, argv, "sh", usage)) != -1) {
+	while ((c = nextopt(argc, argv, "ash", usage)) != -1) {
 		switch (c) {
-		case 's': listing = 1; break;
+		case 'a': all = 1; break;
+		case 's': e.listing = 1; break;
 		}
 	}
-	if (argc - optind < 1 || argc - optind > 2)
+	if (all && argc - optind > 1) {
+		warnf("-a checks every node: it takes no node name");
 		usage_exit(usage);
-	st.node = argv[optind];
-	if (!dns_subdomain_ok(st.node))
-		die("node %s is not a valid node name", qstr(st.node));
-	path = argv[optind + 1];
+	}
+	if (argc - optind < !all || argc - optind > 2)
+		usage_exit(usage);
+	if (!all) {
+		st.node = argv[optind++];
+		if (!dns_subdomain_ok(st.node))
+			die("node %s is not a valid node name", qstr(st.node));
+	}
+	path = argv[optind];
 	docname = path == NULL || strcmp(path, "-") == 0 ? "<stdin>" : path;
 
-	/* One pass: every budget is read and kept, only the node's pods are kept. */
+	/* One pass: every budget is read and kept, only the node's pods are kept
+	 * (-a: every pod that runs on a node). */
 	dr.arg = &st;
 	doc_each(path, &dr);
 	nb = st.nb;
 	np = st.np;
 	pods = st.pods;
 
-	idx = xmalloc(nb * sizeof *idx);
+	e.nb = nb;
+	e.idx = xmalloc(nb * sizeof *e.idx);
 	for (i = 0; i < nb; i++)
-		idx[i] = &st.budgets[i];
-	qsort(idx, nb, sizeof *idx, by_ns);
+		e.idx[i] = &st.budgets[i];
+	qsort(e.idx, nb, sizeof *e.idx, by_ns);
 
-	if (np == 0)
-		warnf("%s: no pod runs on node %s (is the node name right?)", docname, st.node);
-	if (listing)
-		for (i = 0; i < np; i++)
-			if (pods[i].skip != NULL)
-				printf("SKIP %s/%s %s\n", pods[i].ns, pods[i].name, pods[i].skip);
-
-	/* Each pod once; only the budgets of its namespace are tried. */
-	for (i = 0; i < np; i++) {
-		struct pod *p = &pods[i];
-
-		if (p->nocontroller) {
-			printf("%s/%s NO-CONTROLLER: kubectl drain refuses a pod no controller "
-			    "manages (--force would delete it for good); delete it or run it "
-			    "under a Deployment, StatefulSet or Job\n", p->ns, p->name);
-			blocked = 1;
+	if (all) {
+		if (np > 1)
+			qsort(pods, np, sizeof *pods, by_node);
+		for (i = 0; i < np; i = j) {
+			for (j = i + 1; j < np && strcmp(pods[j].node, pods[i].node) == 0; j++)
+				;
+			if (node_check(&e, &pods[i], j - i, pods[i].node))
+				blocked = 1;
 		}
-		if (p->skip != NULL)
-			continue;
-		nmatch = 0;
-		for (j = ns_first(idx, nb, p->ns); j < nb && strcmp(idx[j]->ns, p->ns) == 0; j++) {
-			if (!selector_matches(idx[j]->selector, p->labels))
-				continue;
-			if (nmatch == matchcap) {
-				matchcap = matchcap ? 2 * matchcap : 4;
-				match = xrealloc(match, matchcap * sizeof *match);
-			}
-			match[nmatch++] = idx[j];
-		}
-		if (nmatch > 1) {
-			printf("%s/%s MULTIPLE-BUDGETS ", p->ns, p->name);
-			for (j = 0; j < nmatch; j++)
-				printf("%s%s/%s", j ? "," : "", match[j]->ns, match[j]->name);
-			printf(": the eviction API refuses (HTTP 500); keep one budget per pod\n");
-			blocked = 1;
-			continue;
-		}
-		if (nmatch == 0)
-			continue;
-		budget_add(match[0], p);
+	} else {
+		if (np == 0)
+			warnf("%s: no pod runs on node %s (is the node name right?)", docname,
+			    st.node);
+		blocked = node_check(&e, pods, np, NULL);
+		if (!blocked)
+			puts("OK");
 	}
-	for (i = 0; i < nb; i++) {
-		if (budget_blocks(&st.budgets[i]))
-			blocked = 1;
-		budget_report(&st.budgets[i]);
-	}
-	if (!blocked)
-		puts("OK");
 
 	for (i = 0; i < nb; i++) {
 		free(st.budgets[i].pods);
@@ -631,11 +768,13 @@ main(int argc, char **argv)
 	for (i = 0; i < np; i++) {
 		free(pods[i].ns);
 		free(pods[i].name);
+		free(pods[i].node);
 		cJSON_Delete(pods[i].labels);
 	}
 	free(st.budgets);
-	free(idx);
-	free(match);
+	free(e.idx);
+	free(e.match);
+	free(e.used);
 	free(pods);
 	rc = fshut(stdout, "stdout");
 	return rc ? rc : blocked ? EXIT_FINDINGS : EXIT_CLEAN;

@@ -95,6 +95,19 @@ for f in pdb.json pdb.yaml; do
 	t_run sh -c "pdb-check slim-node-0001 $f | head -n 1 | cut -d' ' -f3 | tr ',' '\n' | sed -n '1p;52p'"
 	t_out "every pod of the node, in input order" ns-1/pod-000001 ns-1/pod-005101
 done
+# pdb-check -a: node slim-node-00NN holds 52 pods of app-NN and 52 of app-(NN+50).
+for f in pdb.json pdb.yaml; do
+	both "pdb-check -a, $N pods in $f" pdb-check -a "$f"
+	t_rc 1 "pdb-check -a reads $N pods and 100 budgets from $f"
+	t_run sh -c "pdb-check -a $f | grep -c ' DRAWS '"
+	t_val "two DRAWS lines for each of the 50 nodes" 100
+	t_run sh -c "pdb-check -a $f | sed -n '1,2p;5,6p;199,200p' | sed 's/ BLOCKS [^ ]* / BLOCKS /'"
+	t_out "node by node, each line prefixed; app-0's budget allows none, the others 1" \
+		"slim-node-0000 DRAWS ns-0/pdb-0 52 0" "slim-node-0000 DRAWS ns-0/pdb-50 52 1" \
+		"slim-node-0001 DRAWS ns-1/pdb-1 52 1" "slim-node-0001 DRAWS ns-1/pdb-51 52 1" \
+		"slim-node-0049 ns-9/pdb-49 BLOCKS maxUnavailable=1 currentHealthy=52 desiredHealthy=51 disruptionsAllowed=1 needed=52: raise maxUnavailable to 52" \
+		"slim-node-0049 ns-9/pdb-99 BLOCKS maxUnavailable=1 currentHealthy=52 desiredHealthy=51 disruptionsAllowed=1 needed=52: raise maxUnavailable to 52"
+done
 both "pdb-check, a node with no pod, among $N" pdb-check slim-node-9999 pdb.json
 t_rc 0 "a node none of the $N pods runs on"
 t_err "says so on stderr" "pdb-check: pdb.json: no pod runs on node slim-node-9999 (is the node name right?)"
