@@ -9,7 +9,7 @@
 set -eu
 
 prog=drv-upgrade.sh
-usage_line="usage: $prog [-L] [-d drain-log] [-m matrix] [-t drain-timeout] [-w budget-wait] [-g validate-timeout] [-j job-selector [-J job-timeout]] [-n driver-namespace] [-s driver-selector] node version"
+usage_line="usage: $prog [-LR] [-d drain-log] [-m matrix] [-t drain-timeout] [-w budget-wait] [-g validate-timeout] [-j job-selector [-J job-timeout]] [-n driver-namespace] [-s driver-selector] node version"
 STATE=nvidia.com/gpu-driver-upgrade-state
 INITIAL=nvidia.com/gpu-driver-upgrade.node-initial-state.unschedulable
 SKIP=nvidia.com/gpu-driver-upgrade.skip
@@ -26,6 +26,7 @@ lib=$here/../lib/gpudrv/gpudrv-lib.sh
 . "$lib"
 
 lab=0
+resumable=0    # -R: a signal leaves a state to resume from, not upgrade-failed
 matrix=${GPUDRV_MATRIX:-$default_matrix}
 drain_timeout=300
 budget_wait=0
@@ -36,18 +37,10 @@ drain_log=
 wait_given=0
 wait_sel=      # -j: the pods to wait for after the cordon (waitForCompletion.podSelector)
 wait_timeout=  # -J: how long, 0 for as long as the run lasts (waitForCompletion.timeoutSeconds)
-# seconds VALUE OPTION: VALUE without leading zeros (sh arithmetic reads 010
-# as octal), or the usage.
-seconds() {
-	case $1 in
-	'' | *[!0-9]*) say "$2 takes a number of seconds, not '$1'" && usage ;;
-	esac
-	n=${1#"${1%%[!0]*}"}
-	echo "${n:-0}"
-}
 while [ $# -gt 0 ]; do
 	case $1 in
 	-L | --lab) lab=1 ;;
+	-R | --resumable) resumable=1 ;;
 	-d | --drain-log) [ $# -ge 2 ] || usage; drain_log=$2; shift ;;
 	-m | --matrix) [ $# -ge 2 ] || usage; matrix=$2; shift ;;
 	-t | --drain-timeout) [ $# -ge 2 ] || usage; drain_timeout=$(seconds "$2" "$1") || finish 2; shift ;;
@@ -89,25 +82,12 @@ resume_opts="$resume_opts -n $(shq "$driver_ns") -s $(shq "$driver_sel")"
 [ -z "$drain_log" ] || resume_opts="$resume_opts -d $(shq "$drain_log")"
 [ -z "$wait_sel" ] || resume_opts="$resume_opts -j $(shq "$wait_sel") -J $wait_timeout"
 [ "$lab" = 0 ] || resume_opts="-L $resume_opts"
+[ "$resumable" = 0 ] || resume_opts="-R $resume_opts"
 node=$1
 version=$2
 [ "$drain_timeout" -gt 0 ] || { say "the drain timeout must be at least 1 second"; usage; }
 check_node "$node"
-case $version in
-*.*.*.* | *..* | .* | *.) version=bad ;;
-*.*.*) ;;
-*) version=bad ;;
-esac
-[ "$version" != bad ] || die "not a driver version (branch.minor.rev, e.g. 550.90.07): '$2'"
-major=${version%%.*}
-rest=${version#*.}
-minor=${rest%%.*}
-rev=${rest#*.}
-for part in "$major" "$minor" "$rev"; do
-	case $part in
-	'' | *[!0-9]*) die "not a driver version (branch.minor.rev, e.g. 550.90.07): '$2'" ;;
-	esac
-done
+driver_version "$version"
 # The drain log's directory must take it before the node is touched.
 if [ -n "$drain_log" ] && ! writable "$drain_log"; then
 	die "cannot write the drain log $drain_log (-d): $why; nothing was changed"
@@ -161,6 +141,15 @@ on_fail() {
 	stopping
 	say "$node: $1"
 	resume="$prog $resume_opts $node $version"
+	# -R and a signal: the upgrade was stopped, not failed.  The state says
+	# where a rerun (drv-rollout.sh's) takes it up again.
+	failed=upgrade-failed
+	if [ "$resumable" = 1 ] && [ -n "$gpudrv_signalled" ]; then
+		case $phase in
+		cordoned) failed=upgrade-required ;;
+		drained) failed=$cur_state ;;
+		esac
+	fi
 	case $phase in
 	none)
 		if [ "$state_set" = 0 ]; then
@@ -182,13 +171,13 @@ on_fail() {
 		else
 			where="cordoned, as it was before the upgrade"
 		fi
-		set_state upgrade-failed >/dev/null 2>&1
+		set_state "$failed" >/dev/null 2>&1
 		say "$node: driver unchanged; the node is $where; $STATE=${cur_state:--}"
 		say "$node: pods already evicted are rescheduled by their controllers"
 		say "to resume: $resume"
 		;;
 	drained)
-		set_state upgrade-failed >/dev/null 2>&1
+		[ "$failed" = "$cur_state" ] || set_state "$failed" >/dev/null 2>&1
 		say "$node: the node is CORDONED and drained; $STATE=${cur_state:--}"
 		say "to resume: $resume"
 		say "to return it to service as it is: kubectl uncordon $node"

@@ -17,6 +17,7 @@ default_matrix=/etc/gpudrv/support-matrix.csv
 gpudrv_done=0     # 1 once finish was called: the exit is on purpose
 gpudrv_in_exit=0  # 1 while the EXIT trap runs (it does not run twice)
 gpudrv_stopping=0 # 1 once abort began: a second signal does not cut it short
+gpudrv_signalled= # HUP, INT or TERM once one came: abort was a signal's
 gpudrv_tmp=       # the run's temporary directory
 gpudrv_child=     # the background command the shell is waiting for
 gpudrv_also=      # one more to stop on the way out (drv-upgrade.sh's drain reader)
@@ -72,6 +73,7 @@ gpudrv_signal() {
 		say "SIG$1 again: still finishing the clean-up (at most $((gpudrv_hard - $(date +%s))) s more)"
 		return 0
 	fi
+	gpudrv_signalled=$1
 	gpudrv_abort "interrupted by SIG$1"
 }
 trap gpudrv_exit EXIT
@@ -165,6 +167,39 @@ secs() {
 	*h) echo $((gpudrv_n * 3600)) ;;
 	*) echo "$gpudrv_n" ;;
 	esac
+}
+
+# seconds VALUE OPTION: VALUE, a number of seconds, without leading zeros
+# (sh arithmetic reads 010 as octal); else the usage, naming OPTION.
+seconds() {
+	case $1 in
+	'' | *[!0-9]*) say "$2 takes a number of seconds, not '$1'" && usage ;;
+	esac
+	gpudrv_n=${1#"${1%%[!0]*}"}
+	echo "${gpudrv_n:-0}"
+}
+
+# shq STRING: STRING quoted for a shell.
+shq() {
+	printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\''/g")"
+}
+
+# driver_version VERSION: sets major, minor and rev from a driver version
+# (branch.minor.rev, 550.90.07), or exits 2 saying it is not one.
+driver_version() {
+	case $1 in
+	*.*.*.* | *..* | .* | *.) major=bad ;;
+	*.*.*) major=${1%%.*} ;;
+	*) major=bad ;;
+	esac
+	gpudrv_r=${1#*.}
+	minor=${gpudrv_r%%.*}
+	rev=${gpudrv_r#*.}
+	for gpudrv_p in "$major" "$minor" "$rev"; do
+		case $gpudrv_p in
+		'' | *[!0-9]*) die "not a driver version (branch.minor.rev, e.g. 550.90.07): '$1'" ;;
+		esac
+	done
 }
 
 # gpudrv_start WORK KEEP: after the options.  $tmp, and the run's deadline:
