@@ -21,7 +21,7 @@ ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wpedantic -Werror
 	-Icommon $(LIB_CFLAGS) $(CFLAGS)
 
 CMDS    = labels2tag matrix-grep pdb-check report-fmt
-SCRIPTS = drv-tag.sh drv-audit.sh drv-upgrade.sh drv-states.sh drv-kubeconfig.sh drv-lab.sh
+SCRIPTS = drv-tag.sh drv-audit.sh drv-upgrade.sh drv-rollout.sh drv-states.sh drv-kubeconfig.sh drv-lab.sh
 COMMON  = common/err.o common/input.o common/json.o common/yaml.o common/access.o common/doc.o \
 	common/tag.o common/node.o common/target.o common/strset.o common/lines.o common/matrix.o common/selector.o
 
@@ -137,4 +137,10 @@ bench-fleet: all bench/out/gen-nodes
 	@sh .ci/deps bench
 	@sh bench/fleet.sh
 
-.PHONY: bench bench-audit bench-fleet
+# drv-rollout.sh on a sandbox of its own with 200 GPU nodes, P = 1, 4, 16,
+# against the bare kubectl calls (bench/rollout.sh).
+bench-rollout: all bench/out/gen-nodes
+	@sh .ci/deps test
+	@sh bench/rollout.sh
+
+.PHONY: bench bench-audit bench-fleet bench-rollout

@@ -1,0 +1,568 @@
+#!/bin/sh
+# drv-rollout.sh: every GPU node (or those a selector picks) to one driver
+# version, with drv-upgrade.sh's steps and states, in batches the GPU
+# Operator's upgradePolicy limits (maxParallelUpgrades, maxUnavailable) and
+# the PodDisruptionBudgets can absorb.  It refuses before any change when an
+# image is missing, and the nodes' upgrade-state labels are its only record:
+# run again after a crash, it carries on from where each node stands.
+set -eu
+
+prog=drv-rollout.sh
+usage_line="usage: $prog [-cDL] [-l selector] [-p max-parallel] [-u max-unavailable] [-m matrix | -r repository [-I]] [-t drain-timeout] [-g validate-timeout] [-w budget-wait] [-j job-selector [-J job-timeout]] [-n driver-namespace] [-s driver-selector] [-o log-dir] version"
+STATE=nvidia.com/gpu-driver-upgrade-state
+SKIP=nvidia.com/gpu-driver-upgrade.skip
+
+# gpudrv-lib.sh is in ../lib/gpudrv from this script's real directory (links
+# followed): where make puts it in the build tree, and make install in LIBDIR.
+here=$(dirname -- "$(readlink -f -- "$0")")
+lib=$here/../lib/gpudrv/gpudrv-lib.sh
+[ -r "$lib" ] || { echo "$prog: $lib not found: install gpudrv whole (make install)" >&2 && exit 2; }
+# shellcheck source-path=SCRIPTDIR source=gpudrv-lib.sh
+. "$lib"
+
+matrix=${GPUDRV_MATRIX:-$default_matrix}
+matrix_given=
+repo=
+insecure=
+selector=
+par=1          # maxParallelUpgrades (0: no limit), the ClusterPolicy's default
+maxun=25%      # maxUnavailable, its default
+dry=0
+keep_going=0
+logdir=
+budget_wait=120 # -w: how long a node whose drain the budgets refuse is waited for
+# drv-upgrade.sh's own options, passed on
+lab=
+o_t=
+o_g=
+o_n=
+o_s=
+jsel=
+jtime=
+while [ $# -gt 0 ]; do
+	case $1 in
+	-c | --keep-going) keep_going=1 ;;
+	-D | --dry-run) dry=1 ;;
+	-L | --lab) lab=1 ;;
+	-l | --selector) [ $# -ge 2 ] || usage; selector=$2; shift ;;
+	-p | --max-parallel) [ $# -ge 2 ] || usage; par=$(seconds "$2" "$1") || finish 2; shift ;;
+	-u | --max-unavailable) [ $# -ge 2 ] || usage; maxun=$2; shift ;;
+	-m | --matrix) [ $# -ge 2 ] || usage; matrix=$2; matrix_given=1; shift ;;
+	-r | --registry) [ $# -ge 2 ] || usage; repo=$2; shift ;;
+	-I | --insecure) insecure=1 ;;
+	-t | --drain-timeout) [ $# -ge 2 ] || usage; s=$(seconds "$2" "$1") || finish 2; shift
+		[ "$s" -gt 0 ] || { say "the drain timeout must be at least 1 second"; usage; }
+		o_t=$s ;;
+	-g | --validate-timeout) [ $# -ge 2 ] || usage; s=$(seconds "$2" "$1") || finish 2; shift
+		o_g=$s ;;
+	-J | --wait-timeout) [ $# -ge 2 ] || usage; jtime=$(seconds "$2" "$1") || finish 2; shift ;;
+	-j | --wait-for) [ $# -ge 2 ] || usage; jsel=$2; shift ;;
+	-w | --budget-wait) [ $# -ge 2 ] || usage; budget_wait=$(seconds "$2" "$1") || finish 2; shift ;;
+	-n | --driver-namespace) [ $# -ge 2 ] || usage; o_n=$2; shift ;;
+	-s | --driver-selector) [ $# -ge 2 ] || usage; o_s=$2; shift ;;
+	-o | --log-dir) [ $# -ge 2 ] || usage; logdir=$2; shift ;;
+	-h | --help) show_usage ;;
+	--) shift; break ;;
+	-*) usage ;;
+	*) break ;;
+	esac
+	shift
+done
+[ $# -eq 1 ] || usage
+if [ -n "$jtime" ] && [ -z "$jsel" ]; then
+	say "-J is how long to wait for the pods -j selects: give -j too"
+	usage
+fi
+# (drv-upgrade.sh judges -j's selector, before it touches the node.)
+version=$1
+driver_version "$version"
+case $maxun in
+*%) n=${maxun%\%} pct=% ;;
+*) n=$maxun pct= ;;
+esac
+case $n in '' | *[!0-9]*) say "-u takes a number of nodes or a percentage (25%), not '$maxun'"; usage ;; esac
+n=${n#"${n%%[!0]*}"}
+n=${n:-0}
+[ "${#n}" -le 7 ] || { say "-u $maxun: too large"; usage; }
+[ -z "$pct" ] || [ "$n" -le 100 ] || { say "-u $maxun: over 100%"; usage; }
+if [ -n "$repo" ] && [ -n "$matrix_given" ]; then
+	say "-m names a matrix, -r a registry: one or the other"
+	usage
+fi
+if [ -n "$insecure" ] && [ -z "$repo" ]; then
+	say "-I goes with -r"
+	usage
+fi
+case $repo in docker://*) repo=${repo#docker://} ;; esac
+case $repo in
+'' | */*) ;;
+*) die "-r $repo: not a repository (registry/path/name, e.g. registry.example/nvidia/driver)" ;;
+esac
+case $selector in
+*[![:print:]]*) die "-l takes a label selector, not '$(printf '%s' "$selector" | tr -c '[:print:]' '?')'" ;;
+esac
+labels2tag=$(find_tool labels2tag) || finish 2
+matrix_grep=$(find_tool matrix-grep) || finish 2
+pdb_check=$(find_tool pdb-check) || finish 2
+drv_upgrade=$(find_tool drv-upgrade.sh) || finish 2
+if [ -n "$logdir" ] && ! [ -d "$logdir" ]; then
+	mkdir -p -- "$logdir" 2>/dev/null || die "cannot create the log directory $logdir (-o)"
+fi
+if [ -n "$logdir" ] && ! writable "$logdir/x"; then
+	die "cannot write in the log directory $logdir (-o): $why; nothing was changed"
+fi
+
+# A rollout lasts as long as its nodes take: a week unless GPUDRV_TIMEOUT
+# says otherwise; three request timeouts kept to report where nodes stand.
+gpudrv_start 604800 3
+[ -n "$logdir" ] || { logdir=$tmp/logs && mkdir "$logdir"; }
+
+# The nodes, as the API has them now: into $tmp/facts, one GPU node a line,
+# tab-separated: name, driver major.minor.rev, upgrade state, skip label,
+# unschedulable, Ready; into $tmp/sel the names the rollout covers.
+FACTS='{range .items[*]}{.metadata.name}{"\t"}{.metadata.labels.nvidia\.com/cuda\.driver\.major}.{.metadata.labels.nvidia\.com/cuda\.driver\.minor}.{.metadata.labels.nvidia\.com/cuda\.driver\.rev}{"\t"}{.metadata.labels.nvidia\.com/gpu-driver-upgrade-state}{"\t"}{.metadata.labels.nvidia\.com/gpu-driver-upgrade\.skip}{"\t"}{.spec.unschedulable}{"\t"}{range .status.conditions[?(@.type=="Ready")]}{.status}{end}{"\n"}{end}'
+read_facts() {
+	kc "$tmp/facts" "$tmp/err" get nodes -l nvidia.com/gpu.present=true -o "jsonpath=$FACTS" || return
+	if [ -n "$selector" ]; then
+		kc "$tmp/sel" "$tmp/err" get nodes -l "nvidia.com/gpu.present=true,$selector" \
+			-o 'jsonpath={range .items[*]}{.metadata.name}{"\n"}{end}' || return
+	else
+		cut -f1 "$tmp/facts" >"$tmp/sel"
+	fi
+	sort -o "$tmp/sel" "$tmp/sel"
+}
+facts_or_die() {
+	read_facts && return 0
+	kubectl_said "cannot list the GPU nodes" "$tmp/err"
+	stop_rollout 2
+}
+
+# The budgets and every pod, read by pdb-check -a: each node's draws on each
+# budget and what would block its drain, into $tmp/draws.
+read_draws() {
+	if ! kc "$tmp/pp" "$tmp/err" get --raw /apis/policy/v1/poddisruptionbudgets ||
+		! kc "$tmp/pods" "$tmp/err" get --raw '/api/v1/pods?fieldSelector=spec.nodeName%21%3D' ||
+		! cat "$tmp/pods" >>"$tmp/pp"; then
+		kubectl_said "cannot list budgets and pods" "$tmp/err"
+		stop_rollout 2
+	fi
+	pc=0
+	"$pdb_check" -a "$tmp/pp" >"$tmp/draws" || pc=$?
+	[ "$pc" -le 1 ] || stop_rollout 2
+}
+
+# plan: the next batch from $tmp/facts, $tmp/sel, $tmp/gone (the nodes this
+# run has done with) and $tmp/draws, as lines into $tmp/plan:
+#   GO node          the node is in the batch
+#   BLOCKED node     its drain would be refused even alone (the lines of
+#                    $tmp/draws that start with its name say why)
+#   LEFT n           nodes still to upgrade after this batch
+#   FAILED node      a node in upgrade-failed (not for this run to take)
+#   UNAVAILABLE n U  cordoned or not Ready GPU nodes, and maxUnavailable
+# The order is the operator's priorities: nodes an earlier run left under
+# way, then nodes already cordoned or not Ready (they cost no availability),
+# then the others, each by name.  At most P nodes a batch, and no more
+# schedulable, Ready ones than keep the unavailable at U (a node already
+# unavailable goes anyway, as the operator lets it); the nodes of one batch
+# never draw together on a budget beyond its disruptionsAllowed.
+plan() {
+	awk -v P="$par" -v U="$maxun" -v want="$version" '
+	FILENAME == ARGV[1] {
+		split($0, f, "\t")
+		total++
+		if (f[5] == "true" || f[6] != "True") { down[f[1]] = 1; unav++ }
+		ver[f[1]] = f[2]; st[f[1]] = f[3]; skip[f[1]] = f[4]
+		next
+	}
+	FILENAME == ARGV[2] { order[++n] = $1; next }
+	FILENAME == ARGV[3] { gone[$1] = 1; next }
+	{
+		if ($2 == "DRAWS") { nd[$1]++; db[$1, nd[$1]] = $3; dn[$1, nd[$1]] = $4; da[$3] = $5 }
+		else if ($2 != "SKIP") blocked[$1] = 1
+	}
+	function todo(c) {
+		return (c in ver) && !(c in gone) && skip[c] != "true" && st[c] != "upgrade-failed" &&
+			!(ver[c] == want && (st[c] == "" || st[c] == "upgrade-done"))
+	}
+	function rank(c) {
+		if (st[c] != "" && st[c] != "upgrade-done") return 1
+		return (c in down) ? 2 : 3
+	}
+	END {
+		if (U ~ /%$/) { u = substr(U, 1, length(U) - 1) + 0; umax = int((u * total + 99) / 100) }
+		else umax = U + 0
+		slots = P + 0 == 0 ? total : P + 0
+		if (slots > umax) slots = umax
+		if (unav >= umax) slots = 0
+		else if (unav + slots > umax) slots = umax - unav
+		taken = 0; left = 0
+		for (r = 1; r <= 3; r++) for (i = 1; i <= n; i++) {
+			c = order[i]
+			if (!todo(c) || rank(c) != r) continue
+			if (c in blocked) { print "BLOCKED", c; continue }
+			if (taken < slots) use = 1
+			else if (c in down) use = 0
+			else { left++; continue }
+			fits = 1
+			for (k = 1; k <= nd[c]; k++)
+				if (da[db[c, k]] == "-" || used[db[c, k]] + dn[c, k] > da[db[c, k]] + 0) fits = 0
+			if (!fits) { left++; continue }
+			for (k = 1; k <= nd[c]; k++) used[db[c, k]] += dn[c, k]
+			taken += use
+			print "GO", c
+		}
+		for (i = 1; i <= n; i++)
+			if ((order[i] in ver) && st[order[i]] == "upgrade-failed" && !(order[i] in gone))
+				print "FAILED", order[i]
+		print "LEFT", left
+		print "UNAVAILABLE", unav + 0, umax
+	}' "$tmp/facts" "$tmp/sel" "$tmp/gone" "$tmp/draws" >"$tmp/plan"
+}
+
+# out LINE...: the rollout's record on standard output; a write error stops it.
+out() {
+	printf '%s\n' "$@" >>"$tmp/stdout"
+	emit "$tmp/stdout" 0
+	: >"$tmp/stdout"
+}
+
+# Counts for the summary.
+batch=0
+n_done=0
+n_failed=0
+n_skipped=0
+running=        # the pids of the batch under way
+batch_nodes=
+
+# report_cordoned: every node of the rollout that is cordoned now, and why:
+# no node is left cordoned without a word.
+report_cordoned() {
+	[ -s "$tmp/facts" ] || return 0
+	awk -F '\t' 'NR == FNR { sel[$1] = 1; next } ($1 in sel) && $5 == "true" { print $1, $3 }' \
+		"$tmp/sel" "$tmp/facts" | while read -r cn cs; do
+		case $cs in
+		'' | upgrade-done) say "$cn is cordoned, as it was before (the rollout leaves it so)" ;;
+		upgrade-failed) say "$cn is CORDONED and $STATE=upgrade-failed: see its messages; to return it to service: kubectl uncordon $cn" ;;
+		*) say "$cn is CORDONED, its upgrade under way ($STATE=$cs): run $prog again to finish it, or kubectl uncordon $cn" ;;
+		esac
+	done
+}
+
+# summary STATUS: the counts from the nodes as they stand now, then exit.
+# An error before any batch began says nothing on standard output.
+summary() {
+	[ "$1" != 2 ] || [ "$batch" -gt 0 ] || [ "$dry" = 1 ] || finish 2
+	[ "$1" != 2 ] || [ "$dry" = 0 ] || finish 2
+	if [ "$1" != 2 ] || read_facts 2>/dev/null; then
+		n_done=$(awk -F '\t' -v want="$version" 'NR == FNR { sel[$1] = 1; next }
+			($1 in sel) && $2 == want && ($3 == "" || $3 == "upgrade-done") { n++ } END { print n + 0 }' \
+			"$tmp/sel" "$tmp/facts")
+		n_failed=$(awk -F '\t' 'NR == FNR { sel[$1] = 1; next } ($1 in sel) && $3 == "upgrade-failed" { n++ }
+			END { print n + 0 }' "$tmp/sel" "$tmp/facts")
+		total=$(grep -c . "$tmp/sel") || :
+		report_cordoned
+	else
+		say "the API did not answer: the counts are from before"
+	fi
+	n_left=$((total - n_done - n_failed - n_skipped))
+	[ "$n_left" -ge 0 ] || n_left=0
+	out "done $n_done failed $n_failed skipped $n_skipped left $n_left"
+	finish "$1"
+}
+
+# stop_rollout STATUS: ends the run; the batch under way is stopped first.
+stop_rollout() {
+	stop_batch
+	summary "$1"
+}
+abort() {
+	say "$1"
+	stop_batch
+	summary 2
+}
+
+# stop_batch: TERM to every drv-upgrade.sh of the batch; each puts its node
+# where a rerun takes it up (-R) and says so; then their last state lines.
+stop_batch() {
+	[ -n "$running" ] || return 0
+	stopping
+	for p in $running; do kill -TERM "$p" 2>/dev/null || :; done
+	for p in $running; do
+		gpudrv_child=$p
+		gpudrv_wait 2>/dev/null || :
+	done
+	running=
+	progress
+	for bn in $batch_nodes; do
+		sed -n "s/^drv-upgrade.sh: $bn: \(now: .*\)/$bn: \1/p" "$logdir/$bn.log" | while read -r l; do say "$l"; done
+	done
+}
+
+# progress: the state changes the batch's drv-upgrade.sh runs wrote since
+# the last look, one "node state" line each (only whole lines are read).
+progress() {
+	for bn in $batch_nodes; do
+		f=$logdir/$bn.log
+		[ -f "$f" ] || continue
+		whole=$(wc -l <"$f")
+		seen=$(cat "$tmp/seen.$bn" 2>/dev/null || echo 0)
+		LAST=$tmp/last.$bn
+		export LAST
+		[ "$whole" -gt "$seen" ] || continue
+		awk -v from="$seen" -v to="$whole" -v node="$bn" -v key="$STATE" '
+			BEGIN { pre = "drv-upgrade.sh: " node ": " key "=" }
+			NR > from && NR <= to && index($0, pre) == 1 { last = substr($0, length(pre) + 1); print node, last }
+			END { if (last != "") print last >ENVIRON["LAST"] }
+		' "$f" >>"$tmp/stdout"
+		echo "$whole" >"$tmp/seen.$bn"
+	done
+	emit "$tmp/stdout" 0
+	: >"$tmp/stdout"
+}
+
+: >"$tmp/gone"
+: >"$tmp/stdout"
+: >"$tmp/draws"
+total=0
+
+# One rollout a cluster at a time, from this machine: a lock on a file named
+# after the API server, held by the run and everything it starts, so that a
+# rerun after the run itself was killed waits for the upgrades it left
+# running rather than take their nodes a second time.
+if [ "$dry" = 0 ]; then
+	server=default
+	if kc "$tmp/server" /dev/null config view --minify -o 'jsonpath={.clusters[0].cluster.server}' &&
+		[ -s "$tmp/server" ]; then
+		server=$(cat "$tmp/server")
+	fi
+	lockf=${GPUDRV_LOCK_DIR:-/tmp}/gpudrv-rollout-$(id -u).$(printf '%s' "$server" | cksum | cut -d' ' -f1).lock
+	command -v flock >/dev/null 2>&1 || die "flock(1) not found on PATH: install util-linux"
+	exec 9>>"$lockf" || die "cannot open the lock $lockf"
+	if ! flock -n 9; then
+		say "another drv-rollout.sh of $server runs on this machine, or upgrades one started still do: waiting for them to end (lock $lockf)"
+		run_bg flock 9 || die "cannot take the lock $lockf"
+	fi
+fi
+
+# Step 1: the nodes, and the image each would need.
+facts_or_die
+total=$(grep -c . "$tmp/sel") || :
+[ "$total" -gt 0 ] || die "no GPU node${selector:+ matching $selector} in the cluster"
+sel=nvidia.com/gpu.present=true
+[ -z "$selector" ] || sel=$sel,$selector
+if ! kc "$tmp/nodes" "$tmp/err" get --raw "/api/v1/nodes?labelSelector=$(urlencode "$sel")"; then
+	kubectl_said "cannot list the GPU nodes" "$tmp/err"
+	finish 2
+fi
+l2t=0
+"$labels2tag" -n -u -b "$major" "$tmp/nodes" >"$tmp/tags" || l2t=$?
+[ "$l2t" -le 1 ] || ! [ -s "$tmp/tags" ] || l2t=0
+[ "$l2t" -eq 0 ] || die "the node list could not be read; nothing was changed"
+
+# The nodes left out for good: the operator's skip label.
+awk -F '\t' 'NR == FNR { sel[$1] = 1; next } ($1 in sel) && $4 == "true" { print $1 }' \
+	"$tmp/sel" "$tmp/facts" >"$tmp/skiplabel"
+while read -r sn; do
+	say "$sn: labelled $SKIP=true: left out, as the GPU Operator leaves it"
+	out "$sn skipped $SKIP=true"
+	echo "$sn" >>"$tmp/gone"
+	n_skipped=$((n_skipped + 1))
+done <"$tmp/skiplabel"
+
+# Step 2: refuse early.  Every node still to upgrade needs its image now.
+plan_all() {
+	awk -F '\t' -v want="$version" 'NR == FNR { sel[$1] = 1; next }
+		($1 in sel) && $4 != "true" && !($2 == want && ($3 == "" || $3 == "upgrade-done")) { print $1 }' \
+		"$tmp/sel" "$tmp/facts"
+}
+plan_all >"$tmp/todo"
+awk 'NR == FNR { t[$1] = 1; next } $1 in t' "$tmp/todo" "$tmp/tags" >"$tmp/todo.tags"
+if [ -n "$repo" ]; then
+	if ! sk "$tmp/tags.json" "$tmp/err" list-tags ${insecure:+--tls-verify=false} "docker://$repo"; then
+		say "cannot list the tags of $repo; skopeo said:"
+		sed 's/^/    /' "$tmp/err" >&2 || :
+		die "nothing was changed"
+	fi
+	matrix=$tmp/tags.json
+fi
+[ -r "$matrix" ] || die "cannot read the matrix $matrix (-m or GPUDRV_MATRIX names another); nothing was changed"
+mg=0
+if [ -s "$tmp/todo.tags" ]; then
+	"$matrix_grep" -m "$matrix" "$tmp/todo.tags" >"$tmp/audit" || mg=$?
+	[ "$mg" -le 1 ] || die "the images could not be checked; nothing was changed"
+fi
+if [ "$mg" = 1 ]; then
+	grep -v '^OK$' "$tmp/audit" >"$tmp/stdout" || :
+	emit "$tmp/stdout" 1
+	: >"$tmp/stdout"
+	n=$(grep -c ' MISSING ' "$tmp/audit") || :
+	say "$n node(s) need an image that is not in ${repo:-$matrix}: build and push it first; nothing was changed"
+	[ -n "$repo" ] || {
+		say "the rows to add to $matrix:"
+		"$labels2tag" -c -n -b "$major" "$tmp/nodes" 2>/dev/null |
+			awk 'NR == FNR { if ($2 == "MISSING") m[$1] = 1; next } ($1 in m) { print "    " $2 }' "$tmp/audit" - >&2 || :
+	}
+	summary 1
+fi
+
+# A node in upgrade-failed stops the rollout before it starts, unless -c.
+plan
+if grep -q '^FAILED ' "$tmp/plan" && [ "$keep_going" = 0 ]; then
+	sed -n 's/^FAILED //p' "$tmp/plan" >"$tmp/failed"
+	while read -r fn; do
+		say "$fn: $STATE=upgrade-failed from an earlier upgrade: see why, then resume it with drv-upgrade.sh, or run with -c to go on past it"
+		out "$fn upgrade-failed"
+	done <"$tmp/failed"
+	say "nothing was changed"
+	summary 1
+fi
+
+# Step 3: batch by batch.  Each batch is planned from the cluster as it is
+# when the one before has ended (a dry run plans them all from now, as if
+# each batch gave back what it took of the budgets).
+tag_of() {
+	awk -v n="$1" '$1 == n { print $2; exit }' "$tmp/tags"
+}
+# blocked NODE [WHY]: NODE's drain would be refused even alone: skipped, with
+# pdb-check's words (on standard output in a dry run: they are the plan).
+blocked() {
+	awk -v n="$1" '$1 == n && $2 != "DRAWS" && $2 != "SKIP"' "$tmp/draws" >"$tmp/why"
+	if [ "$dry" = 1 ]; then
+		cat "$tmp/why" >>"$tmp/stdout"
+	else
+		say "$1: its drain would be refused by the budget(s) below${2:+ $2}; the node is left as it is:"
+		sed 's/^/    /' "$tmp/why" >&2 || :
+	fi
+	out "$1 skipped budget"
+	echo "$1" >>"$tmp/gone"
+	n_skipped=$((n_skipped + 1))
+}
+# batch_run: the batch's nodes, one drv-upgrade.sh each, all at once, -R so
+# that a signal leaves a state to resume from; each one's words in its log;
+# until each has ended, its state changes as they come.
+batch_run() {
+	running=
+	batch_nodes=$1
+	for bn in $batch_nodes; do
+		echo 0 >"$tmp/seen.$bn"
+		: >"$logdir/$bn.log"
+		"$drv_upgrade" -R ${lab:+-L} -m "$matrix" ${o_t:+-t "$o_t"} ${o_g:+-g "$o_g"} \
+			${jsel:+-j "$jsel"} ${jtime:+-J "$jtime"} ${o_n:+-n "$o_n"} ${o_s:+-s "$o_s"} \
+			"$bn" "$version" >"$logdir/$bn.out" 2>>"$logdir/$bn.log" </dev/null &
+		running="$running $!"
+		echo "$!" >"$tmp/pid.$bn"
+	done
+	while [ -n "$running" ]; do
+		# A quarter of a second between looks (coreutils' sleep takes
+		# fractions; another sleep, a second).
+		run_bg sleep 0.25 2>/dev/null || nap 1
+		progress
+		still=
+		for p in $running; do
+			if kill -0 "$p" 2>/dev/null; then
+				still="$still $p"
+				continue
+			fi
+			st=0
+			wait "$p" || st=$?
+			for bn in $batch_nodes; do
+				[ "$(cat "$tmp/pid.$bn")" != "$p" ] || echo "$st" >"$tmp/rc.$bn"
+			done
+		done
+		running=$still
+	done
+	progress
+}
+# batch_end: how each node of the batch ended; $failed_now the failures.
+batch_end() {
+	failed_now=
+	for bn in $batch_nodes; do
+		st=$(cat "$tmp/rc.$bn")
+		now=$(awk -F '\t' -v n="$bn" '$1 == n { print $3 }' "$tmp/facts")
+		# The state a failure path wrote without a word: said here.
+		[ "$now" = "$(cat "$tmp/last.$bn" 2>/dev/null)" ] || out "$bn ${now:--}"
+		[ "$st" != 0 ] || continue
+		if [ "$st" = 1 ] && [ "$now" != upgrade-failed ]; then
+			say "$bn: drv-upgrade.sh refused (exit 1); nothing was changed; its last words:"
+			n_skipped=$((n_skipped + 1))
+		else
+			say "$bn: the upgrade failed (drv-upgrade.sh exit $st); its last words:"
+			failed_now="$failed_now $bn"
+		fi
+		grep -v '^    ' "$logdir/$bn.log" | tail -n 6 | sed 's/^/    /' >&2 || :
+	done
+	running=
+	batch_nodes=
+}
+
+batch=0
+n_plan=0
+stopped=0
+read_draws
+while :; do
+	plan
+	now=$(date +%s)
+	waiting=0
+	sed -n 's/^BLOCKED //p' "$tmp/plan" >"$tmp/blocked"
+	while read -r bn; do
+		# Waited for (-w) while the others go on; in a dry run, as now.
+		first=$(cat "$tmp/blocked.$bn" 2>/dev/null) || { first=$now && echo "$now" >"$tmp/blocked.$bn"; }
+		if [ "$dry" = 1 ] || [ $((now - first)) -ge "$budget_wait" ]; then
+			if [ "$dry" = 0 ] && [ "$budget_wait" -gt 0 ]; then blocked "$bn" "(after ${budget_wait}s, -w)"; else blocked "$bn"; fi
+		else
+			waiting=1
+		fi
+	done <"$tmp/blocked"
+	go=$(sed -n 's/^GO //p' "$tmp/plan")
+	if [ -z "$go" ] && [ "$waiting" = 1 ]; then
+		nap 5
+		facts_or_die
+		read_draws
+		continue
+	fi
+	if [ -z "$go" ]; then
+		left=$(sed -n 's/^LEFT //p' "$tmp/plan")
+		if [ "$left" -gt 0 ]; then
+			unav=$(sed -n 's/^UNAVAILABLE //p' "$tmp/plan")
+			say "$left node(s) left: ${unav% *} GPU node(s) are cordoned or not Ready, and maxUnavailable is ${unav#* } (-u $maxun)"
+			stopped=1
+		fi
+		break
+	fi
+	batch=$((batch + 1))
+	for bn in $go; do
+		n_plan=$((n_plan + 1))
+		out "batch $batch $bn $(tag_of "$bn")"
+		echo "$bn" >>"$tmp/gone"
+	done
+	[ "$dry" = 0 ] || continue
+	batch_run "$go"
+	facts_or_die
+	batch_end
+	if [ -n "$failed_now" ] && [ "$keep_going" = 0 ]; then
+		say "stopped after batch $batch: ${failed_now# } failed; run again with -c to go on past it"
+		stopped=1
+		break
+	fi
+	read_draws
+done
+
+# The end: every node of the rollout done, or left out by its skip label, is
+# exit 0; anything else (failed, skipped for its budgets, left) exit 1.
+if [ "$dry" = 1 ]; then
+	n_done=$(awk -F '\t' -v want="$version" 'NR == FNR { sel[$1] = 1; next }
+		($1 in sel) && $2 == want && ($3 == "" || $3 == "upgrade-done") { n++ } END { print n + 0 }' "$tmp/sel" "$tmp/facts")
+	n_failed=$(grep -c '^FAILED ' "$tmp/plan") || :
+	out "plan: batches $batch upgrade $n_plan done $n_done failed $n_failed skipped $n_skipped left $((total - n_plan - n_done - n_failed - n_skipped))"
+	rc=0
+	[ $((n_plan + n_done + $(grep -c . "$tmp/skiplabel"))) -eq "$total" ] || rc=1
+	finish "$rc"
+fi
+facts_or_die
+rc=0
+[ "$stopped" = 0 ] || rc=1
+n_ok=$(awk -F '\t' -v want="$version" 'NR == FNR { sel[$1] = 1; next }
+	($1 in sel) && (($2 == want && ($3 == "" || $3 == "upgrade-done")) || $4 == "true") { n++ } END { print n + 0 }' \
+	"$tmp/sel" "$tmp/facts")
+[ "$n_ok" -eq "$total" ] || rc=1
+summary "$rc"

@@ -1,0 +1,219 @@
+#!/bin/sh
+# drv-rollout.sh: its arguments, checked before kubectl is called, and its
+# plan (-D) on a fake API server that answers by request: the GPU nodes as
+# kubectl's jsonpath prints them and as JSON, the budgets and the pods.
+# t/0980 runs real rollouts on the sandbox.
+. "$(dirname "$0")/lib.sh"
+
+S=nvidia.com/gpu-driver-upgrade-state
+NEW=550.90.07
+TAG=550-5.15.0-107-generic-ubuntu22.04
+{ cat "$ROOT/lab/support-matrix.csv"; echo 550,5.15.0-107-generic,ubuntu22.04; } >matrix.csv
+M=$PWD/matrix.csv
+
+cat >kubectl <<'STUB'
+#!/bin/sh
+printf '%s\n' "$*" >>kubectl.log
+[ "${FAKE_DOWN:-0}" = 0 ] || {
+	echo 'The connection to the server 127.0.0.1:6443 was refused - did you specify the right host or port?' >&2
+	exit 1
+}
+case $* in
+*" get nodes -l nvidia.com/gpu.present=true -o jsonpath="*) cat facts ;;
+*" get nodes -l nvidia.com/gpu.present=true,"*" -o jsonpath="*) cat sel ;;
+*" get --raw /api/v1/nodes?labelSelector="*) cat nodes.json ;;
+*" get --raw /apis/policy/v1/poddisruptionbudgets") cat pdbs.json ;;
+*" get --raw /api/v1/pods?fieldSelector=spec.nodeName%21%3D") cat pods.json ;;
+*) echo "fake kubectl: unexpected: $*" >&2; exit 3 ;;
+esac
+STUB
+chmod +x kubectl
+KUBECTL=$PWD/kubectl
+export KUBECTL
+
+# cluster NODE:VERSION:STATE:SKIP:CORDONED:READY...: the GPU nodes, into
+# facts (as the jsonpath prints them) and nodes.json (as get --raw does).
+cluster() {
+	: >facts
+	{
+		printf '{"kind":"NodeList","apiVersion":"v1","metadata":{"resourceVersion":"1"},"items":['
+		sep=
+		for spec; do
+			IFS=: read -r n v st sk un rd <<EOF
+$spec
+EOF
+			printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$n" "$v" "$st" "$sk" "$un" "$rd" >>facts
+			maj=${v%%.*} r=${v#*.}
+			printf '%s{"metadata":{"name":"%s","labels":{"nvidia.com/gpu.present":"true","nvidia.com/cuda.driver.major":"%s","nvidia.com/cuda.driver.minor":"%s","nvidia.com/cuda.driver.rev":"%s","feature.node.kubernetes.io/kernel-version.full":"5.15.0-107-generic","feature.node.kubernetes.io/system-os_release.ID":"ubuntu","feature.node.kubernetes.io/system-os_release.VERSION_ID":"22.04"}}}' \
+				"$sep" "$n" "$maj" "${r%%.*}" "${r#*.}"
+			sep=,
+		done
+		echo ']}'
+	} >nodes.json
+}
+# budget NAME ALLOWED: a budget of app=NAME in ns team, its status current.
+# pod NAME NODE APP: a ReplicaSet's pod, Running and Ready.
+budgets() {
+	printf '{"kind":"PodDisruptionBudgetList","apiVersion":"policy/v1","metadata":{},"items":[' >pdbs.json
+	sep=
+	while [ $# -ge 2 ]; do
+		printf '%s{"metadata":{"name":"%s","namespace":"team","generation":1},"spec":{"maxUnavailable":1,"selector":{"matchLabels":{"app":"%s"}}},"status":{"observedGeneration":1,"currentHealthy":4,"desiredHealthy":%d,"disruptionsAllowed":%d,"expectedPods":4}}' \
+			"$sep" "$1" "$1" $((4 - $2)) "$2" >>pdbs.json
+		sep=,
+		shift 2
+	done
+	echo ']}' >>pdbs.json
+}
+pods() {
+	printf '{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[' >pods.json
+	sep=
+	while [ $# -ge 3 ]; do
+		printf '%s{"metadata":{"name":"%s","namespace":"team","labels":{"app":"%s"},"ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"%s-rs","uid":"u","controller":true}]},"spec":{"nodeName":"%s"},"status":{"phase":"Running","conditions":[{"type":"Ready","status":"True"}]}}' \
+			"$sep" "$1" "$3" "$3" "$2" >>pods.json
+		sep=,
+		shift 3
+	done
+	echo ']}' >>pods.json
+}
+
+# Arguments: each refused before kubectl is called.
+while IFS='|' read -r args msg; do
+	rm -f kubectl.log
+	# shellcheck disable=SC2086 # the arguments, a word each
+	t_run drv-rollout.sh $args
+	t_rc 2 "drv-rollout.sh $args"
+	[ -z "$msg" ] || t_grep "says: $msg" err "^drv-rollout.sh: $msg$"
+	t_grep "and gives the usage" err "^usage: drv-rollout.sh "
+	t_ok "$([ -e kubectl.log ] && echo 1 || echo 0)" "kubectl is never called ($args)"
+done <<'EOF'
+|
+550.90.07 550.90.08|
+-p x 550.90.07|-p takes a number of seconds, not 'x'
+-u x 550.90.07|-u takes a number of nodes or a percentage (25%), not 'x'
+-u 101% 550.90.07|-u 101%: over 100%
+-u % 550.90.07|-u takes a number of nodes or a percentage (25%), not '%'
+-m m -r reg/x/y 550.90.07|-m names a matrix, -r a registry: one or the other
+-I 550.90.07|-I goes with -r
+-J 10 550.90.07|-J is how long to wait for the pods -j selects: give -j too
+-t 0 550.90.07|the drain timeout must be at least 1 second
+-x 550.90.07|
+EOF
+t_run drv-rollout.sh 550.90
+t_err "a version that is not one" "drv-rollout.sh: not a driver version (branch.minor.rev, e.g. 550.90.07): '550.90'"
+t_run drv-rollout.sh -h
+t_rc 0 "-h"
+t_grep "-h prints the usage on stdout" out "^usage: drv-rollout.sh \[-cDL\] "
+
+# The API down: exit 2, nothing on stdout.
+cluster n1:535.183.06:::: && budgets && pods
+FAKE_DOWN=1 t_run drv-rollout.sh -D -m "$M" "$NEW"
+t_rc 2 "the API server down"
+t_grep "says so, with kubectl's words" err "^drv-rollout.sh: cannot list the GPU nodes; kubectl said:$"
+t_out "and prints nothing"
+
+# Four nodes, two of which draw on one budget that allows one disruption,
+# one whose drain its budget never allows.
+cluster n1:535.183.06::::True n2:535.183.06::::True n3:535.183.06::::True n4:535.183.06::::True
+budgets shared 1 pinned 0 free 3
+pods a1 n1 shared a2 n2 shared p3 n3 pinned f4 n4 free f1 n1 free
+t_run drv-rollout.sh -D -p 2 -u 100% -m "$M" "$NEW"
+t_rc 1 "the plan (n3 is blocked)"
+t_out "n1 and n2 never in one batch; n3 skipped with pdb-check's words" \
+	"n3 team/pinned BLOCKS team/p3 maxUnavailable=1 currentHealthy=4 desiredHealthy=4 disruptionsAllowed=0 needed=1: add 1 ready replica elsewhere" \
+	"n3 skipped budget" \
+	"batch 1 n1 $TAG" \
+	"batch 1 n4 $TAG" \
+	"batch 2 n2 $TAG" \
+	"plan: batches 2 upgrade 3 done 0 failed 0 skipped 1 left 0"
+t_run grep -c ' get --raw /api/v1/pods' kubectl.log
+t_out "the dry run reads the pods once" 1
+
+# -p 0: no limit but the budgets.
+t_run drv-rollout.sh -D -p 0 -u 100% -m "$M" "$NEW"
+t_out "-p 0: n1 and n4 together, n2 after" \
+	"n3 team/pinned BLOCKS team/p3 maxUnavailable=1 currentHealthy=4 desiredHealthy=4 disruptionsAllowed=0 needed=1: add 1 ready replica elsewhere" \
+	"n3 skipped budget" \
+	"batch 1 n1 $TAG" \
+	"batch 1 n4 $TAG" \
+	"batch 2 n2 $TAG" \
+	"plan: batches 2 upgrade 3 done 0 failed 0 skipped 1 left 0"
+
+# maxUnavailable: 8 nodes, one cordoned by hand, one not Ready; 50% is 4,
+# so two at a time, the two unavailable ones first (as the operator, they
+# take a slot while there is one).
+cluster m1:535.183.06::::True m2:535.183.06::::True m3:535.183.06::::True m4:535.183.06::::True \
+	m5:535.183.06::::True m6:535.183.06::::False m7:535.183.06:::true:True m8:535.183.06::::True
+budgets && pods
+t_run drv-rollout.sh -D -p 3 -u 50% -m "$M" "$NEW"
+t_rc 0 "the plan under -u 50%"
+t_out "m6 and m7 first, then two a batch: 4 unavailable at most" \
+	"batch 1 m6 $TAG" \
+	"batch 1 m7 $TAG" \
+	"batch 2 m1 $TAG" \
+	"batch 2 m2 $TAG" \
+	"batch 3 m3 $TAG" \
+	"batch 3 m4 $TAG" \
+	"batch 4 m5 $TAG" \
+	"batch 4 m8 $TAG" \
+	"plan: batches 4 upgrade 8 done 0 failed 0 skipped 0 left 0"
+t_run drv-rollout.sh -D -p 3 -u 10% -m "$M" "$NEW"
+t_rc 1 "-u 10% of 8 nodes is 1 (rounded up), and 2 are unavailable already"
+t_out "the two unavailable nodes go, with no slot (as the operator lets them); the others are left" \
+	"batch 1 m6 $TAG" \
+	"batch 1 m7 $TAG" \
+	"plan: batches 1 upgrade 2 done 0 failed 0 skipped 0 left 6"
+t_grep "says why" err "^drv-rollout.sh: 6 node(s) left: 2 GPU node(s) are cordoned or not Ready, and maxUnavailable is 1 (-u 10%)$"
+t_run drv-rollout.sh -D -p 3 -u 4 -m "$M" "$NEW"
+t_grep "-u 4, a number: as 50%" out "^batch 3 m4 $TAG$"
+
+# Skip label, a node done already, a node left under way (first), a node in
+# upgrade-failed (stops the plan, unless -c), -l.
+cluster k1:535.183.06::true::True k2:$NEW:upgrade-done:::True k3:535.183.06::::True \
+	k4:535.183.06:drain-required::true:True k5:535.183.06:upgrade-failed::true:True
+budgets && pods
+t_run drv-rollout.sh -D -p 1 -u 100% -m "$M" "$NEW"
+t_rc 1 "a node in upgrade-failed"
+t_out "the skip label, and the failed node" \
+	"k1 skipped nvidia.com/gpu-driver-upgrade.skip=true" \
+	"k5 upgrade-failed" \
+	"done 1 failed 1 skipped 1 left 2"
+t_grep "says how to go on" err "^drv-rollout.sh: k5: $S=upgrade-failed from an earlier upgrade: see why, then resume it with drv-upgrade.sh, or run with -c to go on past it$"
+t_run drv-rollout.sh -D -c -p 1 -u 100% -m "$M" "$NEW"
+t_rc 1 "-c: past the failed node (still not done)"
+t_out "k4, left under way, first; k2 done; k5 left as it is" \
+	"k1 skipped nvidia.com/gpu-driver-upgrade.skip=true" \
+	"batch 1 k4 $TAG" \
+	"batch 2 k3 $TAG" \
+	"plan: batches 2 upgrade 2 done 1 failed 1 skipped 1 left 0"
+printf '%s\n' k3 k4 >sel
+t_run drv-rollout.sh -D -p 1 -u 100% -l pool=a -m "$M" "$NEW"
+t_rc 0 "-l: the nodes it selects only (k5's failure is not theirs)"
+t_out "k4, then k3" "batch 1 k4 $TAG" "batch 2 k3 $TAG" "plan: batches 2 upgrade 2 done 0 failed 0 skipped 0 left 0"
+t_grep "-l goes to the API server with gpu.present" kubectl.log "get nodes -l nvidia.com/gpu.present=true,pool=a -o jsonpath="
+
+# A missing image: every one listed, and the rows to add; exit 1 before
+# anything else is read.
+cluster n1:535.183.06::::True n2:535.183.06::::True
+budgets && pods
+rm -f kubectl.log
+t_run drv-rollout.sh -D -m "$ROOT/lab/support-matrix.csv" "$NEW"
+t_rc 1 "images missing"
+t_out "each node's missing image, and the counts" \
+	"n1 MISSING $TAG" "n2 MISSING $TAG" "done 0 failed 0 skipped 0 left 2"
+t_grep "says nothing was changed" err "^drv-rollout.sh: 2 node(s) need an image that is not in $ROOT/lab/support-matrix.csv: build and push it first; nothing was changed$"
+t_grep "with the row to add" err "^    550,5.15.0-107-generic,ubuntu22.04$"
+t_run grep -c poddisruptionbudgets kubectl.log
+t_out "the budgets are not even read" 0
+
+# Every node done: exit 0, nothing to plan.
+cluster d1:$NEW:upgrade-done:::True d2:$NEW::::True
+t_run drv-rollout.sh -D -m "$M" "$NEW"
+t_rc 0 "nothing to do"
+t_out "says so in the plan's line" "plan: batches 0 upgrade 0 done 2 failed 0 skipped 0 left 0"
+
+# No GPU node at all.
+: >facts
+t_run drv-rollout.sh -D -m "$M" "$NEW"
+t_rc 2 "no GPU node"
+t_err "says so" "drv-rollout.sh: no GPU node in the cluster"
+t_done

@@ -1,0 +1,333 @@
+#!/bin/sh
+# End to end: drv-rollout.sh on the sandbox.  22 GPU nodes, a driver
+# DaemonSet, workloads and budgets (one shared by four nodes, one that
+# blocks a node), one node that never validates, one cordoned by hand, one
+# labelled to be skipped; gpu-feature-discovery played by a loop that
+# relabels a node once its driver restarted.  A first run is SIGKILLed
+# mid-batch (with everything it started), a second stops at the failed node,
+# a third (-c) completes; then every node is checked.  Last, on the lab's
+# three nodes, a dry run's plan and the real rollout that follows it.
+. "$(dirname "$0")/lib.sh"
+. "$T/e2e.sh"
+e2e_setup
+e2e_reset_lab || { echo "Bail out! cannot reset the lab"; exit 1; }
+
+ns() { kubectl -n gpu-drv "$@"; }
+NEW=550.90.07
+S=nvidia.com/gpu-driver-upgrade-state
+nodes=
+for i in $(seq -w 1 22); do nodes="$nodes ro-$i"; done
+for n in $nodes; do
+	sed "s/@NAME@/$n/g" "$e2e_root/sandbox/node.yaml.in"
+	echo ---
+done | kubectl apply -f - >/dev/null
+# shellcheck disable=SC2086 # one node a word
+kubectl label node $nodes --overwrite nvidia.com/gpu.present=true nvidia.com/cuda.driver.major=535 \
+	nvidia.com/cuda.driver.minor=183 nvidia.com/cuda.driver.rev=06 \
+	feature.node.kubernetes.io/kernel-version.full=5.15.0-107-generic \
+	feature.node.kubernetes.io/system-os_release.ID=ubuntu \
+	feature.node.kubernetes.io/system-os_release.VERSION_ID=22.04 >/dev/null
+# shellcheck disable=SC2086
+kubectl wait --for=condition=Ready $(printf 'node/%s ' $nodes) --timeout=90s >/dev/null
+t_ok $? "22 GPU nodes Ready"
+kubectl label node ro-08 nvidia.com/gpu-driver-upgrade.skip=true >/dev/null
+kubectl cordon ro-07 >/dev/null
+
+# The driver DaemonSet (its pod on a node is what drv-upgrade.sh restarts).
+kubectl delete namespace gpu-operator --ignore-not-found --wait=true --timeout=90s >/dev/null
+e2e_namespace gpu-operator
+kubectl -n gpu-operator apply -f - >/dev/null <<'EOF'
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: nvidia-driver-daemonset}
+spec:
+  selector: {matchLabels: {app: nvidia-driver-daemonset}}
+  template:
+    metadata: {labels: {app: nvidia-driver-daemonset}}
+    spec:
+      nodeSelector: {nvidia.com/gpu.present: "true"}
+      containers: [{name: driver, image: nvcr.io/nvidia/driver}]
+EOF
+# Workloads: web, one pod on each of ro-01..04 (not two on a node), whose
+# budget allows one disruption: the four drain one after the other.  pinned,
+# one pod on ro-05, minAvailable 1: ro-05's drain is never allowed.  fill,
+# 18 pods anywhere, maxUnavailable 25%.
+e2e_namespace gpu-drv
+ns apply -f - >/dev/null <<'EOF'
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 4
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      affinity:
+        nodeAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+            nodeSelectorTerms:
+            - matchExpressions:
+              - {key: kubernetes.io/hostname, operator: In, values: [ro-01, ro-02, ro-03, ro-04]}
+        podAntiAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+          - topologyKey: kubernetes.io/hostname
+            labelSelector: {matchLabels: {app: web}}
+      containers: [{name: c, image: nginx}]
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: web}
+spec:
+  maxUnavailable: 1
+  selector: {matchLabels: {app: web}}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: pinned}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: pinned}}
+  template:
+    metadata: {labels: {app: pinned}}
+    spec:
+      nodeSelector: {kubernetes.io/hostname: ro-05}
+      containers: [{name: c, image: nginx}]
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: pinned}
+spec:
+  minAvailable: 1
+  selector: {matchLabels: {app: pinned}}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: fill}
+spec:
+  replicas: 18
+  selector: {matchLabels: {app: fill}}
+  template:
+    metadata: {labels: {app: fill}}
+    spec:
+      affinity:
+        nodeAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+            nodeSelectorTerms:
+            - matchExpressions:
+              - {key: nvidia.com/gpu.present, operator: In, values: ["true"]}
+      containers: [{name: c, image: nginx}]
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: fill}
+spec:
+  maxUnavailable: 25%
+  selector: {matchLabels: {app: fill}}
+EOF
+settled() { # every budget current, its pods all healthy
+	[ "$(ns get pdb -o jsonpath='{range .items[*]}{.metadata.name}={.status.currentHealthy}/{.status.expectedPods}{" "}{end}')" = \
+		"fill=18/18 pinned=1/1 web=4/4 " ]
+}
+e2e_until 120 settled
+t_ok $? "web, pinned and fill Running and their budgets settled"
+e2e_until 60 sh -c '[ "$(kubectl -n gpu-operator get pods --field-selector=status.phase=Running -o name | wc -l)" -eq 22 ]'
+t_ok $? "a driver pod on each GPU node"
+
+# gpu-feature-discovery: the new driver's labels on a node whose upgrade
+# has waited for validation three looks (the driver takes a while to load),
+# but never on ro-20.
+gfd() {
+	while :; do
+		for n in $(kubectl get nodes -l "$S=validation-required" -o jsonpath='{.items[*].metadata.name}' 2>/dev/null); do
+			echo "$n" >>gfd.seen
+			[ "$n" != ro-20 ] && [ "$(grep -c "^$n$" gfd.seen)" -ge 3 ] || continue
+			kubectl label node "$n" --overwrite nvidia.com/cuda.driver.major=550 \
+				nvidia.com/cuda.driver.minor=90 nvidia.com/cuda.driver.rev=07 >/dev/null 2>&1
+		done
+		sleep 1
+	done
+}
+gfd &
+gfd_pid=$!
+{ cat "$ROOT/lab/support-matrix.csv"; echo 550,5.15.0-107-generic,ubuntu22.04; } >matrix.csv
+R="drv-rollout.sh -m $PWD/matrix.csv -p 4 -u 50% -t 60 -g 8 -w 15"
+
+# A missing image: refused before anything is touched.
+t_run drv-rollout.sh -m "$ROOT/lab/support-matrix.csv" -p 4 "$NEW"
+t_rc 1 "an image missing from the matrix"
+t_grep "lists each node's missing image" out "^ro-01 MISSING 550-5.15.0-107-generic-ubuntu22.04$"
+t_grep "gives the matrix row to add" err "^    550,5.15.0-107-generic,ubuntu22.04$"
+cp out missing
+t_run grep -c ' MISSING ' missing
+t_out "for each of the 21 nodes to upgrade (not ro-08, labelled skip)" 21
+t_run kubectl get nodes -l "$S" -o name
+t_out "no node has a state label"
+
+# The plan.
+t_run $R -D "$NEW"
+t_rc 1 "the dry run (ro-05's drain is never allowed)"
+cp out plan
+t_grep "ro-08 is left out for its label" out "^ro-08 skipped nvidia.com/gpu-driver-upgrade.skip=true$"
+t_grep "ro-05's budget is named, as pdb-check says it" out "^ro-05 gpu-drv/pinned BLOCKS gpu-drv/pinned-[a-z0-9-]* minAvailable=1 currentHealthy=1 desiredHealthy=1 disruptionsAllowed=0 needed=1: "
+t_grep "ro-05 is skipped" out "^ro-05 skipped budget$"
+t_grep "ro-07, cordoned, leads the first batch" out "^batch 1 ro-07 550-5.15.0-107-generic-ubuntu22.04$"
+t_grep "the summary" out "^plan: batches [0-9]* upgrade 20 done 0 failed 0 skipped 2 left 0$"
+# web's four nodes never share a batch.
+t_run awk '$1 == "batch" && $3 ~ /^ro-0[1-4]$/ { if (seen[$2]++) print "batch " $2 " has two web nodes" }' plan
+t_out "ro-01..04 (one budget, one disruption) are in four batches"
+t_run awk '$1 == "batch" { n[$2]++ } END { for (b in n) if (n[b] > 4) print "batch " b ": " n[b] }' plan
+t_out "no batch over -p 4"
+t_run kubectl get nodes -l "$S" -o name
+t_out "the dry run changed nothing"
+
+# drv-states.sh while it runs; then SIGKILL to the rollout and everything it
+# started (as a crash would) once batch 2 is under way.
+setsid sh -c "exec $R $NEW >run1.out 2>run1.err" &
+setsid_pid=$!
+pgid=$(ps -o pgid= -p "$setsid_pid" | tr -d ' ')
+[ "$pgid" = "$setsid_pid" ]
+t_ok $? "the first run leads a process group of its own"
+e2e_until 120 grep -q '^batch 2 ' run1.out
+t_ok $? "the first run reaches batch 2"
+e2e_until 60 sh -c "drv-states.sh -m $PWD/matrix.csv | grep -q ' validation-required cordoned '"
+t_ok $? "drv-states.sh shows a node of batch 2 waiting for validation"
+kill -KILL "-$pgid"
+wait "$setsid_pid" 2>/dev/null
+sleep 1
+# (zombies, dead and not yet reaped by init, are not running)
+alive() { ps -eo pgid=,stat=,pid=,args= | awk -v g="$pgid" '$1 == g && $2 !~ /^Z/'; }
+e2e_until 10 sh -c "! ps -eo pgid=,stat= | awk -v g=$pgid '\$1 == g && \$2 !~ /^Z/' | grep -q ."
+t_run alive
+t_out "nothing of the killed run is left running"
+t_run sh -c "kubectl get nodes -o jsonpath='{range .items[*]}{.metadata.name} {.spec.unschedulable} {.metadata.labels.nvidia\.com/gpu-driver-upgrade-state}{\"\\n\"}{end}' | awk '\$2 == \"true\" && \$3 ~ /-required\$/'"
+[ -s out ]
+t_ok $? "the kill left a node cordoned mid-upgrade (the rerun has something to resume)"
+cp out killed
+
+# The rerun takes those nodes first; it stops at ro-20, which never validates.
+t_run $R "$NEW"
+cp out run2.out
+cp err run2.err
+t_rc 1 "the second run stops at the failed node"
+while read -r n _; do
+	t_grep "it resumes $n in its first batch" run2.out "^batch 1 $n "
+done <killed
+t_grep "ro-20 ends upgrade-failed" run2.out "^ro-20 upgrade-failed$"
+t_grep "says where ro-20 stands" run2.err "^drv-rollout.sh: ro-20 is CORDONED and $S=upgrade-failed"
+t_grep "and that the run stopped after that batch" run2.err "^drv-rollout.sh: stopped after batch [0-9]*: ro-20 failed; run again with -c to go on past it$"
+t_grep "the summary" run2.out "^done [0-9]* failed 1 skipped [0-9]* left [0-9]*$"
+
+t_run $R "$NEW"
+t_rc 1 "without -c a rerun refuses: ro-20 is upgrade-failed"
+t_grep "names it" err "^drv-rollout.sh: ro-20: $S=upgrade-failed from an earlier upgrade"
+t_grep "and changes nothing" err "^drv-rollout.sh: nothing was changed$"
+
+t_run $R -c "$NEW"
+cp out run3.out
+t_rc 1 "with -c the third run completes (ro-05 stays blocked, ro-20 failed)"
+t_grep "ro-05 skipped for its budget, after -w" err "^drv-rollout.sh: ro-05: its drain would be refused by the budget(s) below (after 15s, -w); the node is left as it is:$"
+t_grep "the summary" out "^done 19 failed 1 skipped 2 left 0$"
+t_grep "and says ro-07 stays cordoned" err "^drv-rollout.sh: ro-07 is cordoned, as it was before"
+kill "$gfd_pid"
+wait "$gfd_pid" 2>/dev/null
+
+# Node by node: driver, state, cordon.
+kubectl get nodes -l nvidia.com/gpu.present=true -o jsonpath='{range .items[*]}{.metadata.name} {.metadata.labels.nvidia\.com/cuda\.driver\.major}.{.metadata.labels.nvidia\.com/cuda\.driver\.minor}.{.metadata.labels.nvidia\.com/cuda\.driver\.rev} {.metadata.labels.nvidia\.com/gpu-driver-upgrade-state} {.spec.unschedulable}{"\n"}{end}' >final
+for n in $nodes; do
+	case $n in
+	ro-05 | ro-08) want="$n 535.183.06  " ;;
+	ro-07) want="$n $NEW upgrade-done true" ;;
+	ro-20) want="$n 535.183.06 upgrade-failed true" ;;
+	*) want="$n $NEW upgrade-done " ;;
+	esac
+	t_run grep "^$n " final
+	t_out "$n: $(echo "$want" | cut -d' ' -f2-)" "$want"
+done
+t_run kubectl get node ro-07 -o jsonpath='{.metadata.annotations.nvidia\.com/gpu-driver-upgrade\.node-initial-state\.unschedulable}'
+t_out "ro-07's initial-state annotation is gone"
+
+# The web budget was never drawn beyond what it allows: no two of ro-01..04
+# in one batch of any run.
+for f in run1.out run2.out run3.out; do
+	t_run awk '$1 == "batch" && $3 ~ /^ro-0[1-4]$/ { if (seen[$2]++) print "batch " $2 " has two web nodes" }' "$f"
+	t_out "$f: ro-01..04 never in one batch"
+done
+
+# The lab's three nodes: the dry run's plan, then the rollout follows it.
+e2e_reset_lab || { echo "Bail out! cannot reset the lab"; exit 1; }
+e2e_facts
+e2e_namespace gpu-drv
+sed 's/replicas: 4/replicas: 3/' "$ROOT/lab/k8s/trainer.yaml" | ns apply -f - >/dev/null
+sed 's/minAvailable: 4/minAvailable: 2/' "$ROOT/lab/k8s/pdb.yaml" | ns apply -f - >/dev/null
+settled2() { [ "$(ns get pdb trainer-pdb -o jsonpath='{.status.currentHealthy} {.status.disruptionsAllowed}')" = "3 1" ]; }
+e2e_until 90 settled2
+t_ok $? "three trainers, one a node, trainer-pdb allowing one disruption"
+{ cat "$ROOT/lab/support-matrix.csv"; printf '%s\n' 570,5.15.0-119-generic,ubuntu22.04 \
+	570,5.15.0-107-generic,ubuntu22.04 570,6.8.0-45-generic,ubuntu24.04; } >lab.csv
+t_run drv-rollout.sh -L -D -p 3 -u 100% -m "$PWD/lab.csv" 570.86.10
+t_rc 0 "the lab's plan"
+t_out "three batches: the trainers' budget lets one node drain at a time" \
+	"batch 1 lab-node-0 570-5.15.0-119-generic-ubuntu22.04" \
+	"batch 2 lab-node-1 570-5.15.0-107-generic-ubuntu22.04" \
+	"batch 3 lab-node-2 570-6.8.0-45-generic-ubuntu24.04" \
+	"plan: batches 3 upgrade 3 done 0 failed 0 skipped 0 left 0"
+cp out labplan
+t_run drv-rollout.sh -L -p 3 -u 100% -w 60 -m "$PWD/lab.csv" 570.86.10
+t_rc 0 "the lab's rollout"
+cp out labrun
+grep '^batch ' labplan >labplan.batches
+grep '^batch ' labrun >labrun.batches
+t_cmp "it follows the plan, batch by batch" labplan.batches labrun.batches
+grep '^lab-node-1 ' labrun | cut -d' ' -f2 >labrun.states
+e2e_states expected.states
+t_cmp "lab-node-1 goes through the eight states, one line each" expected.states labrun.states
+t_grep "and the summary" labrun "^done 3 failed 0 skipped 0 left 0$"
+t_run kubectl get nodes lab-node-0 lab-node-1 lab-node-2 -o jsonpath='{range .items[*]}{.metadata.labels.nvidia\.com/cuda\.driver\.major} {.metadata.labels.nvidia\.com/gpu-driver-upgrade-state} {.spec.unschedulable}{"\n"}{end}'
+t_out "the three nodes: driver 570, upgrade-done, schedulable" "570 upgrade-done " "570 upgrade-done " "570 upgrade-done "
+
+# SIGKILL to the run alone: its drv-upgrade.sh goes on with its node and
+# holds the lock; a rerun waits for it, then does the rest, never that node.
+printf '%s\n' 575,5.15.0-119-generic,ubuntu22.04 575,5.15.0-107-generic,ubuntu22.04 \
+	575,6.8.0-45-generic,ubuntu24.04 >>lab.csv
+GPUDRV_LOCK_DIR=$PWD
+export GPUDRV_LOCK_DIR
+# SIGTERM first: the batch's upgrade stops, the node goes back or stays
+# cordoned in its state (never upgrade-failed), each said; nothing is left
+# running.
+setsid sh -c "exec drv-rollout.sh -L -p 1 -u 100% -w 60 -m $PWD/lab.csv 575.51.02 >term.out 2>term.err" &
+term=$!
+e2e_until 60 grep -q '^lab-node-0 drain-required$' term.out
+t_ok $? "a rollout under way on lab-node-0"
+kill -TERM "$term"
+rc=0
+wait "$term" || rc=$?
+t_rc 2 "SIGTERM stops the rollout"
+t_grep "it says so" term.err "^drv-rollout.sh: interrupted by SIGTERM$"
+e2e_until 10 sh -c "! ps -eo pgid=,stat= | awk -v g=$term '\$1 == g && \$2 !~ /^Z/' | grep -q ."
+pgid=$term
+t_run alive
+t_out "nothing of it is left running"
+t_run kubectl get node lab-node-0 -o 'jsonpath={.spec.unschedulable} {.metadata.labels.nvidia\.com/gpu-driver-upgrade-state}'
+cp out term.node
+t_grep "the node is where the message says" term.err "^drv-rollout.sh: lab-node-0: now: unschedulable=$(cut -d' ' -f1 term.node) state=$(cut -d' ' -f2 term.node)$"
+t_grep "and not upgrade-failed: a rerun takes it up" term.node '^\(true [a-z-]*-required\| upgrade-required\)$'
+t_grep "the summary still comes" term.out '^done [0-9]* failed 0 skipped 0 left [0-9]*$'
+drv-rollout.sh -L -p 1 -u 100% -w 60 -m "$PWD/lab.csv" 575.51.02 >run4.out 2>run4.err &
+run4=$!
+e2e_until 60 grep -q '^lab-node-0 drain-required$' run4.out
+t_ok $? "a rollout under way on lab-node-0"
+kill -KILL "$run4"
+wait "$run4" 2>/dev/null
+t_run drv-rollout.sh -L -p 1 -u 100% -w 60 -m "$PWD/lab.csv" 575.51.02
+t_rc 0 "the rerun, right after"
+t_grep "waits for the upgrade the killed run left running" err "^drv-rollout.sh: another drv-rollout.sh of https://127.0.0.1:[0-9]* runs on this machine, or upgrades one started still do: waiting for them to end (lock $PWD/gpudrv-rollout-[0-9]*\.[0-9]*\.lock)$"
+cp out run5.out
+grep '^batch ' run5.out | cut -d' ' -f3 >run5.nodes
+printf '%s\n' lab-node-1 lab-node-2 >expected.nodes
+t_cmp "then upgrades the two other nodes, not lab-node-0 again" expected.nodes run5.nodes
+t_run kubectl get nodes lab-node-0 lab-node-1 lab-node-2 -o jsonpath='{range .items[*]}{.metadata.labels.nvidia\.com/cuda\.driver\.major} {.metadata.labels.nvidia\.com/gpu-driver-upgrade-state} {.spec.unschedulable}{"\n"}{end}'
+t_out "the three nodes: driver 575, upgrade-done, schedulable" "575 upgrade-done " "575 upgrade-done " "575 upgrade-done "
+
+kubectl delete namespace gpu-operator --wait=false >/dev/null
+t_done
