@@ -446,7 +446,7 @@ batch_run() {
 	for bn in $batch_nodes; do
 		echo 0 >"$tmp/seen.$bn"
 		: >"$logdir/$bn.log"
-		"$drv_upgrade" -R ${lab:+-L} -m "$matrix" ${o_t:+-t "$o_t"} ${o_g:+-g "$o_g"} \
+		"$drv_upgrade" -R -N ${lab:+-L} -m "$matrix" ${o_t:+-t "$o_t"} ${o_g:+-g "$o_g"} \
 			${jsel:+-j "$jsel"} ${jtime:+-J "$jtime"} ${o_n:+-n "$o_n"} ${o_s:+-s "$o_s"} \
 			"$bn" "$version" >"$logdir/$bn.out" 2>>"$logdir/$bn.log" </dev/null &
 		running="$running $!"

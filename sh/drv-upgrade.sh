@@ -9,7 +9,7 @@
 set -eu
 
 prog=drv-upgrade.sh
-usage_line="usage: $prog [-LR] [-d drain-log] [-m matrix] [-t drain-timeout] [-w budget-wait] [-g validate-timeout] [-j job-selector [-J job-timeout]] [-n driver-namespace] [-s driver-selector] node version"
+usage_line="usage: $prog [-LNR] [-d drain-log] [-m matrix] [-t drain-timeout] [-w budget-wait] [-g validate-timeout] [-j job-selector [-J job-timeout]] [-n driver-namespace] [-s driver-selector] node version"
 STATE=nvidia.com/gpu-driver-upgrade-state
 INITIAL=nvidia.com/gpu-driver-upgrade.node-initial-state.unschedulable
 SKIP=nvidia.com/gpu-driver-upgrade.skip
@@ -27,6 +27,7 @@ lib=$here/../lib/gpudrv/gpudrv-lib.sh
 
 lab=0
 resumable=0    # -R: a signal leaves a state to resume from, not upgrade-failed
+no_audit=0     # -N: no fleet audit at the end
 matrix=${GPUDRV_MATRIX:-$default_matrix}
 drain_timeout=300
 budget_wait=0
@@ -41,6 +42,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	-L | --lab) lab=1 ;;
 	-R | --resumable) resumable=1 ;;
+	-N | --no-audit) no_audit=1 ;;
 	-d | --drain-log) [ $# -ge 2 ] || usage; drain_log=$2; shift ;;
 	-m | --matrix) [ $# -ge 2 ] || usage; matrix=$2; shift ;;
 	-t | --drain-timeout) [ $# -ge 2 ] || usage; drain_timeout=$(seconds "$2" "$1") || finish 2; shift ;;
@@ -83,6 +85,7 @@ resume_opts="$resume_opts -n $(shq "$driver_ns") -s $(shq "$driver_sel")"
 [ -z "$wait_sel" ] || resume_opts="$resume_opts -j $(shq "$wait_sel") -J $wait_timeout"
 [ "$lab" = 0 ] || resume_opts="-L $resume_opts"
 [ "$resumable" = 0 ] || resume_opts="-R $resume_opts"
+[ "$no_audit" = 0 ] || resume_opts="-N $resume_opts"
 node=$1
 version=$2
 [ "$drain_timeout" -gt 0 ] || { say "the drain timeout must be at least 1 second"; usage; }
@@ -411,14 +414,18 @@ kc /dev/null /dev/null annotate node "$node" "$INITIAL-" || :
 set_state upgrade-done || on_fail "the API refused a label" 2
 phase=finished
 
-# Step 7: the fleet after the change, in what is left of the run.
-GPUDRV_TIMEOUT=$(time_left)
-[ "$GPUDRV_TIMEOUT" -ge 1 ] || GPUDRV_TIMEOUT=1
-export GPUDRV_TIMEOUT
-audit=0
-run_bg "$drv_audit" -m "$matrix" >"$tmp/audit" || audit=$?
-[ "$audit" -ne 2 ] || say "warning: the audit after the upgrade could not tell (exit 2)"
-sed "s/^/audit: /" "$tmp/audit" >"$tmp/stdout"
+# Step 7: the fleet after the change, in what is left of the run (not with
+# -N: drv-rollout.sh audits every node once, before it starts).
+: >"$tmp/stdout"
+if [ "$no_audit" = 0 ]; then
+	GPUDRV_TIMEOUT=$(time_left)
+	[ "$GPUDRV_TIMEOUT" -ge 1 ] || GPUDRV_TIMEOUT=1
+	export GPUDRV_TIMEOUT
+	audit=0
+	run_bg "$drv_audit" -m "$matrix" >"$tmp/audit" || audit=$?
+	[ "$audit" -ne 2 ] || say "warning: the audit after the upgrade could not tell (exit 2)"
+	sed "s/^/audit: /" "$tmp/audit" >"$tmp/stdout"
+fi
 echo "$node upgrade-done $version $target" >>"$tmp/stdout"
 emit "$tmp/stdout" 0
 finish 0

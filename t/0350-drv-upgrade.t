@@ -151,6 +151,15 @@ t_is "uncordons the node it cordoned" "$(calls 'uncordon lab-node-1$')" 1
 t_run t_fake_state
 t_out "the node: schedulable, upgrade-done" "unschedulable= state=upgrade-done"
 
+# -N: the same, without the fleet audit at the end (drv-rollout.sh's way).
+fresh
+t_run up -N lab-node-1 550.90.07
+t_rc 0 "-N: a whole upgrade"
+t_out "-N: only the result" "$OUT_DONE"
+t_is "-N: no list of the nodes (the audit's)" "$(calls 'get --raw /api/v1/nodes?')" 0
+t_run t_fake_state
+t_out "-N: the node: schedulable, upgrade-done" "unschedulable= state=upgrade-done"
+
 # 2. A node cordoned before: validation-required goes straight to
 # upgrade-done, as the operator moves it (the initial-state annotation), and
 # the node stays cordoned.
