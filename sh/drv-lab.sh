@@ -128,7 +128,6 @@ done
 put "$here/../lib/gpudrv/gpudrv-lib.sh" "$home/lib/gpudrv/gpudrv-lib.sh"
 # The lab's own commands, $GPUDRV_HOME/drv-*.sh: the installed ones, with the
 # lab's matrix as their default instead of /etc/gpudrv's.
-shq() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
 for t in drv-tag.sh drv-audit.sh drv-upgrade.sh drv-states.sh; do
 	# shellcheck disable=SC2016 # expanded when the wrapper runs
 	# (An assignment, not : "${GPUDRV_MATRIX:=...}": in double quotes the

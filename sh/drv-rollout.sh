@@ -45,7 +45,9 @@ while [ $# -gt 0 ]; do
 	-D | --dry-run) dry=1 ;;
 	-L | --lab) lab=1 ;;
 	-l | --selector) [ $# -ge 2 ] || usage; selector=$2; shift ;;
-	-p | --max-parallel) [ $# -ge 2 ] || usage; par=$(seconds "$2" "$1") || finish 2; shift ;;
+	-p | --max-parallel) [ $# -ge 2 ] || usage; par=$2; shift
+		case $par in '' | *[!0-9]*) say "-p takes a number of nodes (0: no limit), not '$par'"; usage ;; esac
+		par=$(seconds "$par" -p) ;;
 	-u | --max-unavailable) [ $# -ge 2 ] || usage; maxun=$2; shift ;;
 	-m | --matrix) [ $# -ge 2 ] || usage; matrix=$2; matrix_given=1; shift ;;
 	-r | --registry) [ $# -ge 2 ] || usage; repo=$2; shift ;;
@@ -56,10 +58,10 @@ while [ $# -gt 0 ]; do
 	-g | --validate-timeout) [ $# -ge 2 ] || usage; s=$(seconds "$2" "$1") || finish 2; shift
 		o_g=$s ;;
 	-J | --wait-timeout) [ $# -ge 2 ] || usage; jtime=$(seconds "$2" "$1") || finish 2; shift ;;
-	-j | --wait-for) [ $# -ge 2 ] || usage; jsel=$2; shift ;;
+	-j | --wait-for) [ $# -ge 2 ] || usage; [ -n "$2" ] || usage; jsel=$2; shift ;;
 	-w | --budget-wait) [ $# -ge 2 ] || usage; budget_wait=$(seconds "$2" "$1") || finish 2; shift ;;
-	-n | --driver-namespace) [ $# -ge 2 ] || usage; o_n=$2; shift ;;
-	-s | --driver-selector) [ $# -ge 2 ] || usage; o_s=$2; shift ;;
+	-n | --driver-namespace) [ $# -ge 2 ] || usage; [ -n "$2" ] || usage; o_n=$2; shift ;;
+	-s | --driver-selector) [ $# -ge 2 ] || usage; [ -n "$2" ] || usage; o_s=$2; shift ;;
 	-o | --log-dir) [ $# -ge 2 ] || usage; logdir=$2; shift ;;
 	-h | --help) show_usage ;;
 	--) shift; break ;;
@@ -130,6 +132,10 @@ read_facts() {
 		cut -f1 "$tmp/facts" >"$tmp/sel"
 	fi
 	sort -o "$tmp/sel" "$tmp/sel"
+	# A node that joined since the start (its image was not checked) waits
+	# for the next run.
+	[ ! -f "$tmp/scope" ] || awk 'NR == FNR { s[$1] = 1; next } $1 in s' "$tmp/scope" "$tmp/sel" >"$tmp/sel.in"
+	[ ! -f "$tmp/scope" ] || mv "$tmp/sel.in" "$tmp/sel"
 }
 facts_or_die() {
 	read_facts && return 0
@@ -163,8 +169,8 @@ read_draws() {
 # way, then nodes already cordoned or not Ready (they cost no availability),
 # then the others, each by name.  At most P nodes a batch, and no more
 # schedulable, Ready ones than keep the unavailable at U (a node already
-# unavailable goes anyway, as the operator lets it); the nodes of one batch
-# never draw together on a budget beyond its disruptionsAllowed.
+# unavailable costs none); the nodes of one batch never draw together on a
+# budget beyond its disruptionsAllowed.
 plan() {
 	awk -v P="$par" -v U="$maxun" -v want="$version" '
 	FILENAME == ARGV[1] {
@@ -191,24 +197,21 @@ plan() {
 	END {
 		if (U ~ /%$/) { u = substr(U, 1, length(U) - 1) + 0; umax = int((u * total + 99) / 100) }
 		else umax = U + 0
-		slots = P + 0 == 0 ? total : P + 0
-		if (slots > umax) slots = umax
-		if (unav >= umax) slots = 0
-		else if (unav + slots > umax) slots = umax - unav
-		taken = 0; left = 0
+		pslots = P + 0 == 0 ? total : P + 0
+		uslots = umax - unav
+		tp = 0; tu = 0; left = 0
 		for (r = 1; r <= 3; r++) for (i = 1; i <= n; i++) {
 			c = order[i]
 			if (!todo(c) || rank(c) != r) continue
 			if (c in blocked) { print "BLOCKED", c; continue }
-			if (taken < slots) use = 1
-			else if (c in down) use = 0
-			else { left++; continue }
+			if (tp >= pslots || (!(c in down) && tu >= uslots)) { left++; continue }
 			fits = 1
 			for (k = 1; k <= nd[c]; k++)
 				if (da[db[c, k]] == "-" || used[db[c, k]] + dn[c, k] > da[db[c, k]] + 0) fits = 0
 			if (!fits) { left++; continue }
 			for (k = 1; k <= nd[c]; k++) used[db[c, k]] += dn[c, k]
-			taken += use
+			tp++
+			if (!(c in down)) tu++
 			print "GO", c
 		}
 		for (i = 1; i <= n; i++)
@@ -228,6 +231,8 @@ out() {
 
 # Counts for the summary.
 batch=0
+n_plan=0
+last_batch=
 n_done=0
 n_failed=0
 n_skipped=0
@@ -248,25 +253,36 @@ report_cordoned() {
 	done
 }
 
-# summary STATUS: the counts from the nodes as they stand now, then exit.
-# An error before any batch began says nothing on standard output.
+# summary STATUS: the counts from the nodes as they stand now, then exit
+# STATUS.  An error before any batch began says nothing on standard output;
+# nor does one after which the API does not answer (no count is made up):
+# then the last batch's nodes are named as their runs last saw them.
 summary() {
-	[ "$1" != 2 ] || [ "$batch" -gt 0 ] || [ "$dry" = 1 ] || finish 2
-	[ "$1" != 2 ] || [ "$dry" = 0 ] || finish 2
-	if [ "$1" != 2 ] || read_facts 2>/dev/null; then
-		n_done=$(awk -F '\t' -v want="$version" 'NR == FNR { sel[$1] = 1; next }
-			($1 in sel) && $2 == want && ($3 == "" || $3 == "upgrade-done") { n++ } END { print n + 0 }' \
-			"$tmp/sel" "$tmp/facts")
-		n_failed=$(awk -F '\t' 'NR == FNR { sel[$1] = 1; next } ($1 in sel) && $3 == "upgrade-failed" { n++ }
-			END { print n + 0 }' "$tmp/sel" "$tmp/facts")
-		total=$(grep -c . "$tmp/sel") || :
-		report_cordoned
-	else
-		say "the API did not answer: the counts are from before"
+	if [ "$1" = 2 ] && { [ "$batch" = 0 ] || [ "$dry" = 1 ]; }; then finish 2; fi
+	if ! read_facts 2>/dev/null; then
+		say "the API does not answer: no summary; the nodes of the last batch, as their runs last saw them:"
+		for bn in $last_batch; do
+			l=$(sed -n "s/^drv-upgrade.sh: $bn: now: //p" "$logdir/$bn.log" | tail -n 1)
+			[ -n "$l" ] || l="$STATE=$(cat "$tmp/last.$bn" 2>/dev/null || echo -) (its last state line)"
+			say "    $bn: $l"
+		done
+		say "when it answers: drv-states.sh, and $prog again to carry on"
+		finish 2
 	fi
+	n_done=$(awk -F '\t' -v want="$version" 'NR == FNR { sel[$1] = 1; next }
+		($1 in sel) && $2 == want && ($3 == "" || $3 == "upgrade-done") { n++ } END { print n + 0 }' \
+		"$tmp/sel" "$tmp/facts")
+	n_failed=$(awk -F '\t' 'NR == FNR { sel[$1] = 1; next } ($1 in sel) && $3 == "upgrade-failed" { n++ }
+		END { print n + 0 }' "$tmp/sel" "$tmp/facts")
+	total=$(grep -c . "$tmp/sel") || :
+	[ "$dry" = 1 ] || report_cordoned
 	n_left=$((total - n_done - n_failed - n_skipped))
 	[ "$n_left" -ge 0 ] || n_left=0
-	out "done $n_done failed $n_failed skipped $n_skipped left $n_left"
+	if [ "$dry" = 1 ]; then
+		out "plan: batches $batch upgrade $n_plan done $n_done failed $n_failed skipped $n_skipped left $((n_left - n_plan))"
+	else
+		out "done $n_done failed $n_failed skipped $n_skipped left $n_left"
+	fi
 	finish "$1"
 }
 
@@ -282,7 +298,8 @@ abort() {
 }
 
 # stop_batch: TERM to every drv-upgrade.sh of the batch; each puts its node
-# where a rerun takes it up (-R) and says so; then their last state lines.
+# where a rerun takes it up (-R) and says so; then their last states, as
+# they said them.
 stop_batch() {
 	[ -n "$running" ] || return 0
 	stopping
@@ -294,7 +311,12 @@ stop_batch() {
 	running=
 	progress
 	for bn in $batch_nodes; do
-		sed -n "s/^drv-upgrade.sh: $bn: \(now: .*\)/$bn: \1/p" "$logdir/$bn.log" | while read -r l; do say "$l"; done
+		l=$(sed -n "s/^drv-upgrade.sh: $bn: now: //p" "$logdir/$bn.log" | tail -n 1)
+		[ -n "$l" ] || continue
+		say "$bn: now: $l"
+		st=${l##*state=}
+		case $l in *"state="*) ;; *) continue ;; esac
+		[ "$st" = "$(cat "$tmp/last.$bn" 2>/dev/null)" ] || out "$bn ${st:--}"
 	done
 }
 
@@ -337,7 +359,9 @@ if [ "$dry" = 0 ]; then
 	fi
 	lockf=${GPUDRV_LOCK_DIR:-/tmp}/gpudrv-rollout-$(id -u).$(printf '%s' "$server" | cksum | cut -d' ' -f1).lock
 	command -v flock >/dev/null 2>&1 || die "flock(1) not found on PATH: install util-linux"
-	exec 9>>"$lockf" || die "cannot open the lock $lockf"
+	# (a failed redirection of exec would end the shell: tried first)
+	{ : >>"$lockf"; } 2>/dev/null || die "cannot open the lock $lockf"
+	exec 9>>"$lockf"
 	if ! flock -n 9; then
 		say "another drv-rollout.sh of $server runs on this machine, or upgrades one started still do: waiting for them to end (lock $lockf)"
 		run_bg flock 9 || die "cannot take the lock $lockf"
@@ -356,11 +380,16 @@ if ! kc "$tmp/nodes" "$tmp/err" get --raw "/api/v1/nodes?labelSelector=$(urlenco
 fi
 l2t=0
 "$labels2tag" -n -u -b "$major" "$tmp/nodes" >"$tmp/tags" || l2t=$?
-[ "$l2t" -le 1 ] || ! [ -s "$tmp/tags" ] || l2t=0
-[ "$l2t" -eq 0 ] || die "the node list could not be read; nothing was changed"
+[ "$l2t" -le 1 ] || die "the node list could not be read; nothing was changed"
+# The rollout's nodes: in both lists (one that joined between them waits
+# for the next run).
+awk 'NR == FNR { t[$1] = 1; next } $1 in t' "$tmp/tags" "$tmp/sel" >"$tmp/scope"
+cp "$tmp/scope" "$tmp/sel"
+total=$(grep -c . "$tmp/sel") || :
 
 # The nodes left out for good: the operator's skip label.
-awk -F '\t' 'NR == FNR { sel[$1] = 1; next } ($1 in sel) && $4 == "true" { print $1 }' \
+awk -F '\t' -v want="$version" 'NR == FNR { sel[$1] = 1; next }
+	($1 in sel) && $4 == "true" && !($2 == want && ($3 == "" || $3 == "upgrade-done")) { print $1 }' \
 	"$tmp/sel" "$tmp/facts" >"$tmp/skiplabel"
 while read -r sn; do
 	say "$sn: labelled $SKIP=true: left out, as the GPU Operator leaves it"
@@ -437,25 +466,37 @@ blocked() {
 	echo "$1" >>"$tmp/gone"
 	n_skipped=$((n_skipped + 1))
 }
+# A quarter of a second between looks at a batch (coreutils' sleep takes
+# fractions; another sleep, a second).
+tick=1
+! sleep 0.01 2>/dev/null || tick=0.25
 # batch_run: the batch's nodes, one drv-upgrade.sh each, all at once, -R so
 # that a signal leaves a state to resume from; each one's words in its log;
 # until each has ended, its state changes as they come.
 batch_run() {
 	running=
 	batch_nodes=$1
+	last_batch=$1
 	for bn in $batch_nodes; do
-		echo 0 >"$tmp/seen.$bn"
-		: >"$logdir/$bn.log"
-		"$drv_upgrade" -R -N ${lab:+-L} -m "$matrix" ${o_t:+-t "$o_t"} ${o_g:+-g "$o_g"} \
-			${jsel:+-j "$jsel"} ${jtime:+-J "$jtime"} ${o_n:+-n "$o_n"} ${o_s:+-s "$o_s"} \
-			"$bn" "$version" >"$logdir/$bn.out" 2>>"$logdir/$bn.log" </dev/null &
+		# (-o: a node's log goes on from an earlier run's)
+		if [ -f "$logdir/$bn.log" ]; then wc -l <"$logdir/$bn.log"; else echo 0; fi >"$tmp/seen.$bn"
+		cp "$tmp/seen.$bn" "$tmp/seen0.$bn"
+		rm -f "$tmp/last.$bn"
+		# Each has its own deadline (its timeouts); the rollout's is
+		# enforced here, by stopping the batch (-R: resumable).
+		(
+			unset GPUDRV_TIMEOUT
+			exec "$drv_upgrade" -R -N ${lab:+-L} -m "$matrix" ${o_t:+-t "$o_t"} ${o_g:+-g "$o_g"} \
+				${jsel:+-j "$jsel"} ${jtime:+-J "$jtime"} ${o_n:+-n "$o_n"} ${o_s:+-s "$o_s"} \
+				"$bn" "$version"
+		) >"$logdir/$bn.out" 2>>"$logdir/$bn.log" </dev/null &
 		running="$running $!"
 		echo "$!" >"$tmp/pid.$bn"
 	done
 	while [ -n "$running" ]; do
-		# A quarter of a second between looks (coreutils' sleep takes
-		# fractions; another sleep, a second).
-		run_bg sleep 0.25 2>/dev/null || nap 1
+		run_bg sleep "$tick"
+		[ "$(time_left)" -gt 0 ] ||
+			gpudrv_abort "the run's deadline came ($gpudrv_why) during batch $batch"
 		progress
 		still=
 		for p in $running; do
@@ -473,16 +514,22 @@ batch_run() {
 	done
 	progress
 }
-# batch_end: how each node of the batch ended; $failed_now the failures.
+# batch_end FRESH: how each node of the batch ended, from the node list just
+# read (FRESH 1) or, the API silent, from what its run said last; the
+# failures in $failed_now.
 batch_end() {
 	failed_now=
 	for bn in $batch_nodes; do
 		st=$(cat "$tmp/rc.$bn")
-		now=$(awk -F '\t' -v n="$bn" '$1 == n { print $3 }' "$tmp/facts")
-		# The state a failure path wrote without a word: said here.
-		[ "$now" = "$(cat "$tmp/last.$bn" 2>/dev/null)" ] || out "$bn ${now:--}"
+		if [ "$1" = 1 ]; then
+			now=$(awk -F '\t' -v n="$bn" '$1 == n { print $3 }' "$tmp/facts")
+			# The state a failure path wrote without a word: said here.
+			[ "$now" = "$(cat "$tmp/last.$bn" 2>/dev/null)" ] || out "$bn ${now:--}"
+		fi
 		[ "$st" != 0 ] || continue
-		if [ "$st" = 1 ] && [ "$now" != upgrade-failed ]; then
+		# Refused: drv-upgrade.sh stopped before its first state label.
+		if [ "$st" = 1 ] && ! awk -v k=": $STATE=" 'NR > s && index($0, k) { f = 1 } END { exit !f }' \
+			s="$(cat "$tmp/seen0.$bn")" "$logdir/$bn.log"; then
 			say "$bn: drv-upgrade.sh refused (exit 1); nothing was changed; its last words:"
 			n_skipped=$((n_skipped + 1))
 		else
@@ -495,8 +542,6 @@ batch_end() {
 	batch_nodes=
 }
 
-batch=0
-n_plan=0
 stopped=0
 read_draws
 while :; do
@@ -504,6 +549,11 @@ while :; do
 	now=$(date +%s)
 	waiting=0
 	sed -n 's/^BLOCKED //p' "$tmp/plan" >"$tmp/blocked"
+	# A node no longer blocked waits afresh if it is again.
+	for f in "$tmp"/blocked.*; do
+		[ -e "$f" ] || continue
+		grep -qx "${f#"$tmp/blocked."}" "$tmp/blocked" || rm -f "$f"
+	done
 	while read -r bn; do
 		# Waited for (-w) while the others go on; in a dry run, as now.
 		first=$(cat "$tmp/blocked.$bn" 2>/dev/null) || { first=$now && echo "$now" >"$tmp/blocked.$bn"; }
@@ -537,8 +587,13 @@ while :; do
 	done
 	[ "$dry" = 0 ] || continue
 	batch_run "$go"
-	facts_or_die
-	batch_end
+	fresh=1
+	read_facts || fresh=0
+	batch_end "$fresh"
+	if [ "$fresh" = 0 ]; then
+		kubectl_said "cannot list the GPU nodes after batch $batch" "$tmp/err"
+		stop_rollout 2
+	fi
 	if [ -n "$failed_now" ] && [ "$keep_going" = 0 ]; then
 		say "stopped after batch $batch: ${failed_now# } failed; run again with -c to go on past it"
 		stopped=1
@@ -550,13 +605,11 @@ done
 # The end: every node of the rollout done, or left out by its skip label, is
 # exit 0; anything else (failed, skipped for its budgets, left) exit 1.
 if [ "$dry" = 1 ]; then
-	n_done=$(awk -F '\t' -v want="$version" 'NR == FNR { sel[$1] = 1; next }
-		($1 in sel) && $2 == want && ($3 == "" || $3 == "upgrade-done") { n++ } END { print n + 0 }' "$tmp/sel" "$tmp/facts")
-	n_failed=$(grep -c '^FAILED ' "$tmp/plan") || :
-	out "plan: batches $batch upgrade $n_plan done $n_done failed $n_failed skipped $n_skipped left $((total - n_plan - n_done - n_failed - n_skipped))"
 	rc=0
-	[ $((n_plan + n_done + $(grep -c . "$tmp/skiplabel"))) -eq "$total" ] || rc=1
-	finish "$rc"
+	[ $((n_plan + $(awk -F '\t' -v want="$version" 'NR == FNR { sel[$1] = 1; next }
+		($1 in sel) && (($2 == want && ($3 == "" || $3 == "upgrade-done")) || $4 == "true") { n++ } END { print n + 0 }' \
+		"$tmp/sel" "$tmp/facts"))) -eq "$total" ] || rc=1
+	summary "$rc"
 fi
 facts_or_die
 rc=0

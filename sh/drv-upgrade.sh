@@ -78,7 +78,6 @@ matrix_grep=$(find_tool matrix-grep) || finish 2
 pdb_check=$(find_tool pdb-check) || finish 2
 drv_audit=$(find_tool drv-audit.sh) || finish 2
 # The options again, quoted for a shell: the command that resumes.
-shq() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
 resume_opts="-m $(shq "$matrix") -t $drain_timeout -w $budget_wait -g $validate_timeout"
 resume_opts="$resume_opts -n $(shq "$driver_ns") -s $(shq "$driver_sel")"
 [ -z "$drain_log" ] || resume_opts="$resume_opts -d $(shq "$drain_log")"

@@ -181,7 +181,7 @@ seconds() {
 
 # shq STRING: STRING quoted for a shell.
 shq() {
-	printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\''/g")"
+	printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"
 }
 
 # driver_version VERSION: sets major, minor and rev from a driver version

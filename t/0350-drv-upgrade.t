@@ -92,12 +92,6 @@ t_states() {
 	t_cmp "$d" states.expected states
 }
 # t_is DESC GOT EXPECTED
-t_is() {
-	if [ "$2" = "$3" ]; then t_ok 0 "$1"; else
-		t_ok 1 "$1"
-		printf 'expected: %s\ngot: %s\n' "$3" "$2" | t_diag
-	fi
-}
 # t_cmp_waited DESC: ./err is ./err.expected, but for how long it says it
 # waited ("after Ns": a busy machine may take a second more), which must
 # be from LOW to HIGH.

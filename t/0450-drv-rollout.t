@@ -88,7 +88,7 @@ while IFS='|' read -r args msg; do
 done <<'EOF'
 |
 550.90.07 550.90.08|
--p x 550.90.07|-p takes a number of seconds, not 'x'
+-p x 550.90.07|-p takes a number of nodes (0: no limit), not 'x'
 -u x 550.90.07|-u takes a number of nodes or a percentage (25%), not 'x'
 -u 101% 550.90.07|-u 101%: over 100%
 -u % 550.90.07|-u takes a number of nodes or a percentage (25%), not '%'
@@ -139,26 +139,31 @@ t_out "-p 0: n1 and n4 together, n2 after" \
 	"plan: batches 2 upgrade 3 done 0 failed 0 skipped 1 left 0"
 
 # maxUnavailable: 8 nodes, one cordoned by hand, one not Ready; 50% is 4,
-# so two at a time, the two unavailable ones first (as the operator, they
-# take a slot while there is one).
+# so two more at a time; the two unavailable ones first, at no cost to -u
+# but each a slot of -p.
 cluster m1:535.183.06::::True m2:535.183.06::::True m3:535.183.06::::True m4:535.183.06::::True \
 	m5:535.183.06::::True m6:535.183.06::::False m7:535.183.06:::true:True m8:535.183.06::::True
 budgets && pods
 t_run drv-rollout.sh -D -p 3 -u 50% -m "$M" "$NEW"
 t_rc 0 "the plan under -u 50%"
-t_out "m6 and m7 first, then two a batch: 4 unavailable at most" \
+t_out "m6 and m7 first, then two available ones a batch: 4 unavailable at most, 3 a batch" \
 	"batch 1 m6 $TAG" \
 	"batch 1 m7 $TAG" \
-	"batch 2 m1 $TAG" \
+	"batch 1 m1 $TAG" \
 	"batch 2 m2 $TAG" \
-	"batch 3 m3 $TAG" \
+	"batch 2 m3 $TAG" \
 	"batch 3 m4 $TAG" \
-	"batch 4 m5 $TAG" \
+	"batch 3 m5 $TAG" \
 	"batch 4 m8 $TAG" \
 	"plan: batches 4 upgrade 8 done 0 failed 0 skipped 0 left 0"
+t_run drv-rollout.sh -D -p 1 -u 100% -m "$M" "$NEW"
+t_rc 0 "-p 1"
+cp out p1
+t_run grep -c '^batch ' p1
+t_out "-p 1: one node a batch, the unavailable ones too" 8
 t_run drv-rollout.sh -D -p 3 -u 10% -m "$M" "$NEW"
 t_rc 1 "-u 10% of 8 nodes is 1 (rounded up), and 2 are unavailable already"
-t_out "the two unavailable nodes go, with no slot (as the operator lets them); the others are left" \
+t_out "the two unavailable nodes go (no cost to -u); the others are left" \
 	"batch 1 m6 $TAG" \
 	"batch 1 m7 $TAG" \
 	"plan: batches 1 upgrade 2 done 0 failed 0 skipped 0 left 6"
@@ -176,7 +181,7 @@ t_rc 1 "a node in upgrade-failed"
 t_out "the skip label, and the failed node" \
 	"k1 skipped nvidia.com/gpu-driver-upgrade.skip=true" \
 	"k5 upgrade-failed" \
-	"done 1 failed 1 skipped 1 left 2"
+	"plan: batches 0 upgrade 0 done 1 failed 1 skipped 1 left 2"
 t_grep "says how to go on" err "^drv-rollout.sh: k5: $S=upgrade-failed from an earlier upgrade: see why, then resume it with drv-upgrade.sh, or run with -c to go on past it$"
 t_run drv-rollout.sh -D -c -p 1 -u 100% -m "$M" "$NEW"
 t_rc 1 "-c: past the failed node (still not done)"
@@ -199,11 +204,17 @@ rm -f kubectl.log
 t_run drv-rollout.sh -D -m "$ROOT/lab/support-matrix.csv" "$NEW"
 t_rc 1 "images missing"
 t_out "each node's missing image, and the counts" \
-	"n1 MISSING $TAG" "n2 MISSING $TAG" "done 0 failed 0 skipped 0 left 2"
+	"n1 MISSING $TAG" "n2 MISSING $TAG" "plan: batches 0 upgrade 0 done 0 failed 0 skipped 0 left 2"
 t_grep "says nothing was changed" err "^drv-rollout.sh: 2 node(s) need an image that is not in $ROOT/lab/support-matrix.csv: build and push it first; nothing was changed$"
 t_grep "with the row to add" err "^    550,5.15.0-107-generic,ubuntu22.04$"
 t_run grep -c poddisruptionbudgets kubectl.log
 t_out "the budgets are not even read" 0
+
+# A node done and labelled skip is done, once.
+cluster d1:$NEW:upgrade-done:true::True d2:535.183.06::::True
+t_run drv-rollout.sh -D -m "$M" "$NEW"
+t_rc 0 "a node done and labelled skip"
+t_out "counted once, as done" "batch 1 d2 $TAG" "plan: batches 1 upgrade 1 done 1 failed 0 skipped 0 left 0"
 
 # Every node done: exit 0, nothing to plan.
 cluster d1:$NEW:upgrade-done:::True d2:$NEW::::True

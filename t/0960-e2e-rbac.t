@@ -260,6 +260,24 @@ if [ -n "$old" ] && [ "$new" != "$old" ]; then t_ok 0 "the driver pod on lab-nod
 	echo "before: $old, after: $new" | t_diag
 fi
 
+# drv-rollout.sh needs no more than the upgrader's rights; the auditor
+# cannot even plan (it may not list budgets or pods).
+t_run as_auditor drv-rollout.sh -D -L -m "$M" 550.90.07
+t_rc 2 "drv-rollout.sh -D as the auditor"
+t_grep "stops where it cannot read the budgets and pods" err "^drv-rollout.sh: cannot list budgets and pods; kubectl said:$"
+t_out "and prints no plan"
+t_run as_upgrader drv-rollout.sh -L -p 1 -u 100% -t 60 -m "$M" 550.90.07
+t_rc 0 "drv-rollout.sh -L as the upgrader (lab-node-2 back to 550.90.07)"
+{
+	echo "batch 1 lab-node-2 550-6.8.0-45-generic-ubuntu24.04"
+	sed 's/^/lab-node-2 /' states.all
+	echo "done 3 failed 0 skipped 0 left 0"
+} >rollout.expected
+t_cmp "one batch, the eight states, the summary" rollout.expected out
+no_forbidden "no request was refused"
+t_run drv lab-node-2
+t_val "lab-node-2 is schedulable, on 550.90.07, upgrade-done" /550.90.07/upgrade-done
+
 # The upgrader may do that much and no more.
 trainer=$(kubectl -n gpu-drv get pods -l app=trainer --field-selector=status.phase=Running -o name | sed -n 's|^pod/||p' | head -n 1)
 refused "$UPG" "the upgrader deletes a pod outside the driver's namespace" delete pods \

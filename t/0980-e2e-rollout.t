@@ -27,7 +27,7 @@ kubectl label node $nodes --overwrite nvidia.com/gpu.present=true nvidia.com/cud
 	feature.node.kubernetes.io/kernel-version.full=5.15.0-107-generic \
 	feature.node.kubernetes.io/system-os_release.ID=ubuntu \
 	feature.node.kubernetes.io/system-os_release.VERSION_ID=22.04 >/dev/null
-# shellcheck disable=SC2086
+# shellcheck disable=SC2046,SC2086
 kubectl wait --for=condition=Ready $(printf 'node/%s ' $nodes) --timeout=90s >/dev/null
 t_ok $? "22 GPU nodes Ready"
 kubectl label node ro-08 nvidia.com/gpu-driver-upgrade.skip=true >/dev/null
@@ -185,9 +185,11 @@ t_out "the dry run changed nothing"
 # started (as a crash would) once batch 2 is under way.
 setsid sh -c "exec $R $NEW >run1.out 2>run1.err" &
 setsid_pid=$!
-pgid=$(ps -o pgid= -p "$setsid_pid" | tr -d ' ')
-[ "$pgid" = "$setsid_pid" ]
-t_ok $? "the first run leads a process group of its own"
+# (until setsid has run, the pid is in the test's own group: never killed so)
+e2e_until 10 sh -c "[ \"\$(ps -o pgid= -p $setsid_pid | tr -d ' ')\" = $setsid_pid ]" ||
+	{ kill -KILL "$setsid_pid"; echo "Bail out! setsid did not give the rollout a group"; exit 1; }
+pgid=$setsid_pid
+t_ok 0 "the first run leads a process group of its own"
 e2e_until 120 grep -q '^batch 2 ' run1.out
 t_ok $? "the first run reaches batch 2"
 e2e_until 60 sh -c "drv-states.sh -m $PWD/matrix.csv | grep -q ' validation-required cordoned '"
@@ -286,48 +288,70 @@ t_grep "and the summary" labrun "^done 3 failed 0 skipped 0 left 0$"
 t_run kubectl get nodes lab-node-0 lab-node-1 lab-node-2 -o jsonpath='{range .items[*]}{.metadata.labels.nvidia\.com/cuda\.driver\.major} {.metadata.labels.nvidia\.com/gpu-driver-upgrade-state} {.spec.unschedulable}{"\n"}{end}'
 t_out "the three nodes: driver 570, upgrade-done, schedulable" "570 upgrade-done " "570 upgrade-done " "570 upgrade-done "
 
-# SIGKILL to the run alone: its drv-upgrade.sh goes on with its node and
-# holds the lock; a rerun waits for it, then does the rest, never that node.
+# A pod that never finishes terminating on lab-node-0 (a finalizer) holds
+# its drain: the rollouts below are stopped while it waits.
 printf '%s\n' 575,5.15.0-119-generic,ubuntu22.04 575,5.15.0-107-generic,ubuntu22.04 \
 	575,6.8.0-45-generic,ubuntu24.04 >>lab.csv
 GPUDRV_LOCK_DIR=$PWD
 export GPUDRV_LOCK_DIR
-# SIGTERM first: the batch's upgrade stops, the node goes back or stays
-# cordoned in its state (never upgrade-failed), each said; nothing is left
-# running.
-setsid sh -c "exec drv-rollout.sh -L -p 1 -u 100% -w 60 -m $PWD/lab.csv 575.51.02 >term.out 2>term.err" &
+RL="drv-rollout.sh -L -p 1 -u 100% -w 60 -t 300 -m $PWD/lab.csv 575.51.02"
+e2e_holder lab-node-0
+t_ok $? "a pod on lab-node-0 that holds its drain"
+# group_of PID: waits until PID leads a process group of its own (setsid).
+group_of() {
+	e2e_until 10 sh -c "[ \"\$(ps -o pgid= -p $1 | tr -d ' ')\" = $1 ]"
+}
+
+# SIGTERM: the upgrade stops, not fails; lab-node-0, drain unfinished, goes
+# back into service in upgrade-required, and says so; nothing is left running.
+setsid sh -c "exec $RL >term.out 2>term.err" &
 term=$!
+group_of "$term" || { kill -KILL "$term"; echo "Bail out! setsid did not give the rollout a group"; exit 1; }
 e2e_until 60 grep -q '^lab-node-0 drain-required$' term.out
-t_ok $? "a rollout under way on lab-node-0"
+t_ok $? "a rollout draining lab-node-0"
+sleep 2
 kill -TERM "$term"
 rc=0
 wait "$term" || rc=$?
 t_rc 2 "SIGTERM stops the rollout"
 t_grep "it says so" term.err "^drv-rollout.sh: interrupted by SIGTERM$"
-e2e_until 10 sh -c "! ps -eo pgid=,stat= | awk -v g=$term '\$1 == g && \$2 !~ /^Z/' | grep -q ."
 pgid=$term
+e2e_until 10 sh -c "! ps -eo pgid=,stat= | awk -v g=$pgid '\$1 == g && \$2 !~ /^Z/' | grep -q ."
 t_run alive
 t_out "nothing of it is left running"
+t_grep "lab-node-0: back in service, upgrade-required, as the message says" term.err \
+	"^drv-rollout.sh: lab-node-0: now: unschedulable= state=upgrade-required$"
 t_run kubectl get node lab-node-0 -o 'jsonpath={.spec.unschedulable} {.metadata.labels.nvidia\.com/gpu-driver-upgrade-state}'
-cp out term.node
-t_grep "the node is where the message says" term.err "^drv-rollout.sh: lab-node-0: now: unschedulable=$(cut -d' ' -f1 term.node) state=$(cut -d' ' -f2 term.node)$"
-t_grep "and not upgrade-failed: a rerun takes it up" term.node '^\(true [a-z-]*-required\| upgrade-required\)$'
-t_grep "the summary still comes" term.out '^done [0-9]* failed 0 skipped 0 left [0-9]*$'
-drv-rollout.sh -L -p 1 -u 100% -w 60 -m "$PWD/lab.csv" 575.51.02 >run4.out 2>run4.err &
+t_val "and so it is" " upgrade-required"
+t_grep "the state is on standard output too" term.out "^lab-node-0 upgrade-required$"
+t_grep "and the summary" term.out "^done 0 failed 0 skipped 0 left 3$"
+
+# SIGKILL to the rollout alone: its drv-upgrade.sh goes on draining (and
+# holds the lock); a rerun waits for it, and once the pod is let go and
+# lab-node-0 done, upgrades the two others, never lab-node-0 again.
+$RL >run4.out 2>run4.err &
 run4=$!
 e2e_until 60 grep -q '^lab-node-0 drain-required$' run4.out
-t_ok $? "a rollout under way on lab-node-0"
+t_ok $? "a rollout draining lab-node-0 again"
 kill -KILL "$run4"
 wait "$run4" 2>/dev/null
-t_run drv-rollout.sh -L -p 1 -u 100% -w 60 -m "$PWD/lab.csv" 575.51.02
-t_rc 0 "the rerun, right after"
-t_grep "waits for the upgrade the killed run left running" err "^drv-rollout.sh: another drv-rollout.sh of https://127.0.0.1:[0-9]* runs on this machine, or upgrades one started still do: waiting for them to end (lock $PWD/gpudrv-rollout-[0-9]*\.[0-9]*\.lock)$"
-cp out run5.out
+$RL >run5.out 2>run5.err &
+run5=$!
+e2e_until 30 grep -q 'waiting for them to end' run5.err
+t_ok $? "the rerun waits for the upgrade the killed run left running"
+t_grep "and names the lock" run5.err "^drv-rollout.sh: another drv-rollout.sh of https://127.0.0.1:[0-9]* runs on this machine, or upgrades one started still do: waiting for them to end (lock $PWD/gpudrv-rollout-[0-9]*\.[0-9]*\.lock)$"
+t_run kubectl get node lab-node-0 -o 'jsonpath={.spec.unschedulable} {.metadata.labels.nvidia\.com/gpu-driver-upgrade-state}'
+t_val "lab-node-0 is still draining, by the killed run's drv-upgrade.sh" "true drain-required"
+e2e_holder_release
+rc=0
+wait "$run5" || rc=$?
+t_rc 0 "the rerun completes"
 grep '^batch ' run5.out | cut -d' ' -f3 >run5.nodes
 printf '%s\n' lab-node-1 lab-node-2 >expected.nodes
-t_cmp "then upgrades the two other nodes, not lab-node-0 again" expected.nodes run5.nodes
+t_cmp "it upgraded the two other nodes, not lab-node-0 again" expected.nodes run5.nodes
 t_run kubectl get nodes lab-node-0 lab-node-1 lab-node-2 -o jsonpath='{range .items[*]}{.metadata.labels.nvidia\.com/cuda\.driver\.major} {.metadata.labels.nvidia\.com/gpu-driver-upgrade-state} {.spec.unschedulable}{"\n"}{end}'
 t_out "the three nodes: driver 575, upgrade-done, schedulable" "575 upgrade-done " "575 upgrade-done " "575 upgrade-done "
 
-kubectl delete namespace gpu-operator --wait=false >/dev/null
+# (waited for: a later test may make the namespace again)
+kubectl delete namespace gpu-operator --wait=true --timeout=90s >/dev/null
 t_done

@@ -99,6 +99,14 @@ t_grep() {
 	fi
 }
 
+# t_is DESC ACTUAL EXPECTED: two strings are equal.
+t_is() {
+	if [ "$2" = "$3" ]; then t_ok 0 "$1"; else
+		t_ok 1 "$1"
+		printf 'expected: %s\ngot: %s\n' "$3" "$2" | t_diag
+	fi
+}
+
 # t_cmp DESC EXPECTED_FILE ACTUAL_FILE
 t_cmp() {
 	if diff -u "$2" "$3" >diff; then t_ok 0 "$1"; else t_ok 1 "$1"; t_diag <diff; fi

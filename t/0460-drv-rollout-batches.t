@@ -1,0 +1,199 @@
+#!/bin/sh
+# drv-rollout.sh running its batches, each node's drv-upgrade.sh played by a
+# stand-in beside it (it says the states drv-upgrade.sh says, changes the
+# fake API's node, and ends as the test tells it): progress lines, failures,
+# refusals, a lost API, the deadline and signals, checked by what the run
+# prints and what it leaves running.  t/0980 does it all on the sandbox.
+. "$(dirname "$0")/lib.sh"
+
+S=nvidia.com/gpu-driver-upgrade-state
+NEW=550.90.07
+TAG=550-5.15.0-107-generic-ubuntu22.04
+{ cat "$ROOT/lab/support-matrix.csv"; echo 550,5.15.0-107-generic,ubuntu22.04; } >matrix.csv
+M=$PWD/matrix.csv
+mkdir -p x/bin x/lib/gpudrv
+cp "$BIN/drv-rollout.sh" x/bin/
+cp "$BIN/../lib/gpudrv/gpudrv-lib.sh" x/lib/gpudrv/
+for t in labels2tag matrix-grep pdb-check; do ln -s "$(command -v "$t")" "x/bin/$t"; done
+R=$PWD/x/bin/drv-rollout.sh
+D=$PWD
+
+# The API: facts (one node a line, as drv-rollout.sh's jsonpath prints
+# them), the node list as JSON, no budget, no pod; "down" exists: it fails.
+cat >kubectl <<'STUB'
+#!/bin/sh
+D=${0%/*}
+printf '%s\n' "$*" >>"$D/kubectl.log"
+if [ -e "$D/down" ]; then
+	echo 'The connection to the server 127.0.0.1:6443 was refused - did you specify the right host or port?' >&2
+	exit 1
+fi
+case $* in
+*" config view "*) echo https://127.0.0.1:6443 ;;
+*" get nodes -l nvidia.com/gpu.present=true -o jsonpath="*) cat "$D/facts" ;;
+*" get --raw /api/v1/nodes?labelSelector="*) cat "$D/nodes.json" ;;
+*" get --raw /apis/policy/v1/poddisruptionbudgets") echo '{"kind":"PodDisruptionBudgetList","apiVersion":"policy/v1","items":[]}' ;;
+*" get --raw /api/v1/pods?fieldSelector="*) echo '{"kind":"PodList","apiVersion":"v1","items":[]}' ;;
+*) echo "fake kubectl: unexpected: $*" >&2; exit 3 ;;
+esac
+STUB
+chmod +x kubectl
+KUBECTL=$PWD/kubectl
+GPUDRV_LOCK_DIR=$PWD
+export KUBECTL GPUDRV_LOCK_DIR
+
+# The stand-in: its arguments to up.log, its pid to kubectl.pids; by the
+# file act.NODE: ok (the eight states, the node at the new driver), fail
+# (drain fails: upgrade-failed, cordoned, exit 1), refuse (exit 1 before any
+# state), hang (under way until a signal; then upgrade-required, exit 2),
+# down (ok, then the API goes away).
+cat >x/bin/drv-upgrade.sh <<STUB
+#!/bin/sh
+D=$D
+STUB
+cat >>x/bin/drv-upgrade.sh <<'STUB'
+echo "$$" >>"$D/kubectl.pids"
+printf '%s\n' "$*" >>"$D/up.log"
+for a; do node=$v; v=$a; done
+say() { echo "drv-upgrade.sh: $*" >&2; }
+st() { say "$node: nvidia.com/gpu-driver-upgrade-state=$1"; }
+# set STATE CORDON [VERSION]: the node, in the fake API.
+set_node() {
+	exec 8>"$D/facts.lock"
+	flock 8
+	awk -F '\t' -v OFS='\t' -v n="$node" -v s="$1" -v c="$2" -v v="$3" \
+		'$1 == n { $3 = s; $5 = c; if (v != "") $2 = v } { print }' "$D/facts" >"$D/facts.new"
+	mv "$D/facts.new" "$D/facts"
+	flock -u 8
+}
+case $(cat "$D/act.$node" 2>/dev/null || echo ok) in
+ok | down)
+	for s in upgrade-required cordon-required pod-deletion-required drain-required \
+		pod-restart-required validation-required uncordon-required upgrade-done; do
+		st "$s"
+	done
+	set_node upgrade-done "" "$v"
+	[ "$(cat "$D/act.$node")" != down ] || : >"$D/down"
+	echo "$node upgrade-done $v"
+	exit 0 ;;
+fail)
+	st upgrade-required; st cordon-required; st pod-deletion-required; st drain-required
+	set_node upgrade-failed true
+	say "$node: drain failed (exit 1): see kubectl's words above"
+	say "$node: now: unschedulable=true state=upgrade-failed"
+	exit 1 ;;
+refuse)
+	say "$node: a drain now would be refused by the budget(s) above; nothing was changed"
+	exit 1 ;;
+hang)
+	trap 'set_node upgrade-required ""; say "$node: interrupted by SIGTERM"; say "$node: now: unschedulable= state=upgrade-required"; exit 2' TERM
+	st upgrade-required; st cordon-required; st pod-deletion-required; st drain-required
+	set_node drain-required true
+	while :; do sleep 1 & wait $!; done ;;
+esac
+STUB
+chmod +x x/bin/drv-upgrade.sh
+
+# cluster NODE...: GPU nodes on 535, schedulable, Ready, every one ok.
+cluster() {
+	: >facts
+	rm -f down act.* up.log kubectl.log kubectl.pids
+	{
+		printf '{"kind":"NodeList","apiVersion":"v1","metadata":{},"items":['
+		sep=
+		for n; do
+			printf '%s\t535.183.06\t\t\t\tTrue\n' "$n" >>facts
+			printf '%s{"metadata":{"name":"%s","labels":{"nvidia.com/gpu.present":"true","nvidia.com/cuda.driver.major":"535","nvidia.com/cuda.driver.minor":"183","nvidia.com/cuda.driver.rev":"06","feature.node.kubernetes.io/kernel-version.full":"5.15.0-107-generic","feature.node.kubernetes.io/system-os_release.ID":"ubuntu","feature.node.kubernetes.io/system-os_release.VERSION_ID":"22.04"}}}' "$sep" "$n"
+			sep=,
+		done
+		echo ']}'
+	} >nodes.json
+}
+states() { # states NODE: the node's state lines of out, the states only
+	sed -n "s/^$1 \([a-z-]*-[a-z]*\)$/\1/p" out
+}
+last_line() { # last_line DESC LINE: the last line of out is LINE
+	tail -n 1 out >last.out
+	printf '%s\n' "$2" >last.expected
+	t_cmp "$1" last.expected last.out
+}
+eight='upgrade-required cordon-required pod-deletion-required drain-required pod-restart-required validation-required uncordon-required upgrade-done'
+
+# 1. Two nodes at once: each node's eight states, one line each, the summary.
+cluster n1 n2
+t_run "$R" -L -p 2 -u 100% -t 60 -m "$M" "$NEW"
+t_rc 0 "two nodes, one batch"
+t_grep "the batch line of n1" out "^batch 1 n1 $TAG$"
+t_grep "the batch line of n2" out "^batch 1 n2 $TAG$"
+t_is "n1's eight states, in order" "$(states n1 | tr '\n' ' ')" "$eight "
+t_is "n2's eight states, in order" "$(states n2 | tr '\n' ' ')" "$eight "
+last_line "the summary last" "done 2 failed 0 skipped 0 left 0"
+t_run sed -n 1p up.log
+t_out "drv-upgrade.sh gets -R, -N and the options passed on" "-R -N -L -m $M -t 60 n1 $NEW"
+
+# 2. A failure stops the rollout after its batch; the node is named.
+cluster n1 n2 n3
+echo fail >act.n1
+t_run "$R" -p 2 -u 100% -m "$M" "$NEW"
+t_rc 1 "n1 fails in batch 1"
+t_grep "says n1 failed and its last words" err "^drv-rollout.sh: n1: the upgrade failed (drv-upgrade.sh exit 1); its last words:$"
+t_grep "with them" err "^    drv-upgrade.sh: n1: drain failed (exit 1): see kubectl's words above$"
+t_grep "and that it stopped" err "^drv-rollout.sh: stopped after batch 1: n1 failed; run again with -c to go on past it$"
+t_grep "names n1, cordoned" err "^drv-rollout.sh: n1 is CORDONED and $S=upgrade-failed: see its messages; to return it to service: kubectl uncordon n1$"
+t_grep "n1's last state on stdout" out "^n1 upgrade-failed$"
+last_line "the summary: n3 left" "done 1 failed 1 skipped 0 left 1"
+t_run grep -c ' n3 ' up.log
+t_out "n3 was never started" 0
+# -c: on past it.
+t_run "$R" -c -p 2 -u 100% -m "$M" "$NEW"
+t_rc 1 "-c: n3 done, n1 still failed"
+last_line "the summary" "done 2 failed 1 skipped 0 left 0"
+
+# 3. A refusal (nothing changed) is a skip, not a failure: the rollout goes on.
+cluster n1 n2
+echo refuse >act.n1
+t_run "$R" -p 1 -u 100% -m "$M" "$NEW"
+t_rc 1 "n1 refused"
+t_grep "says so" err "^drv-rollout.sh: n1: drv-upgrade.sh refused (exit 1); nothing was changed; its last words:$"
+t_grep "n2 still goes" out "^batch 2 n2 $TAG$"
+last_line "the summary" "done 1 failed 0 skipped 1 left 0"
+
+# 4. The API goes away after a batch: exit 2, no summary made up, the
+# batch's node named as its run last saw it.
+cluster n1 n2
+echo down >act.n1
+t_run "$R" -p 1 -u 100% -m "$M" "$NEW"
+t_rc 2 "the API lost after batch 1"
+t_grep "says so" err "^drv-rollout.sh: cannot list the GPU nodes after batch 1; kubectl said:$"
+t_grep "gives no summary" err "^drv-rollout.sh: the API does not answer: no summary; the nodes of the last batch, as their runs last saw them:$"
+t_grep "names n1 by its last state line" err "^drv-rollout.sh:     n1: $S=upgrade-done (its last state line)$"
+cp out lost.out
+t_run grep -c '^done ' lost.out
+t_out "no summary line on stdout" 0
+
+# 5. The deadline during a batch: the batch is stopped (resumable), said.
+cluster n1
+echo hang >act.n1
+GPUDRV_TIMEOUT=4 t_run "$R" -p 1 -u 100% -m "$M" "$NEW"
+t_rc 2 "the run's deadline"
+t_grep "says so" err "^drv-rollout.sh: the run's deadline came (GPUDRV_TIMEOUT=4, [0-9]*s of it kept to put the node back) during batch 1$"
+t_grep "n1 as its run left it" err "^drv-rollout.sh: n1: now: unschedulable= state=upgrade-required$"
+t_grep "that state on stdout" out "^n1 upgrade-required$"
+t_none_alive "the stand-in is not left running" kubectl.pids
+
+# 6. SIGTERM during a batch.
+cluster n1 n2
+echo hang >act.n1
+echo hang >act.n2
+t_bg "$R" -p 2 -u 100% -m "$M" "$NEW"
+t_until 10 sh -c '[ "$(cat kubectl.pids 2>/dev/null | grep -c .)" -ge 2 ]'
+t_ok $? "both under way"
+kill -TERM "$t_pid"
+t_wait 20
+t_rc 2 "SIGTERM"
+t_grep "says so" err "^drv-rollout.sh: interrupted by SIGTERM$"
+t_grep "each node as its run left it (n1)" err "^drv-rollout.sh: n1: now: unschedulable= state=upgrade-required$"
+t_grep "each node as its run left it (n2)" err "^drv-rollout.sh: n2: now: unschedulable= state=upgrade-required$"
+t_none_alive "no stand-in left running" kubectl.pids
+last_line "the summary from the API" "done 0 failed 0 skipped 0 left 2"
+t_done
