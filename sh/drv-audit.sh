@@ -56,19 +56,7 @@ if [ -n "$version" ] && [ -n "$target" ]; then
 	say "-b names the version; -t asks the cluster for it: one or the other"
 	usage
 fi
-if [ -n "$repo" ] && [ -n "$matrix_given" ]; then
-	say "-m names a matrix, -r a registry: one or the other"
-	usage
-fi
-if [ -n "$insecure" ] && [ -z "$repo" ]; then
-	say "-I goes with -r"
-	usage
-fi
-case $repo in docker://*) repo=${repo#docker://} ;; esac
-case $repo in
-'' | */*) ;;
-*) die "-r $repo: not a repository (registry/path/name, e.g. registry.example/nvidia/driver)" ;;
-esac
+image_source
 
 # The textfile's directory must take it before the audit, not after.
 if [ -n "$prom" ] && ! writable "$prom"; then
@@ -141,13 +129,7 @@ gpudrv_start 120 0
 : >"$tmp/tags"
 
 if [ -n "$repo" ]; then
-	# What exists is what the registry lists: every tag, every page (skopeo
-	# follows the registry's Link headers); any failure is no audit.
-	if ! sk "$tmp/tags.json" "$tmp/err" list-tags ${insecure:+--tls-verify=false} "docker://$repo"; then
-		say "cannot list the tags of $repo; skopeo said:"
-		sed 's/^/    /' "$tmp/err" >&2 || :
-		fail "no audit was made"
-	fi
+	registry_tags "$tmp/tags.json" || fail "no audit was made"
 	matrix=$tmp/tags.json
 fi
 [ -r "$matrix" ] || fail "cannot read the matrix $matrix (-m or GPUDRV_MATRIX names another)"

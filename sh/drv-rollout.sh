@@ -87,19 +87,7 @@ n=${n#"${n%%[!0]*}"}
 n=${n:-0}
 [ "${#n}" -le 7 ] || { say "-u $maxun: too large"; usage; }
 [ -z "$pct" ] || [ "$n" -le 100 ] || { say "-u $maxun: over 100%"; usage; }
-if [ -n "$repo" ] && [ -n "$matrix_given" ]; then
-	say "-m names a matrix, -r a registry: one or the other"
-	usage
-fi
-if [ -n "$insecure" ] && [ -z "$repo" ]; then
-	say "-I goes with -r"
-	usage
-fi
-case $repo in docker://*) repo=${repo#docker://} ;; esac
-case $repo in
-'' | */*) ;;
-*) die "-r $repo: not a repository (registry/path/name, e.g. registry.example/nvidia/driver)" ;;
-esac
+image_source
 case $selector in
 *[![:print:]]*) die "-l takes a label selector, not '$(printf '%s' "$selector" | tr -c '[:print:]' '?')'" ;;
 esac
@@ -407,11 +395,7 @@ plan_all() {
 plan_all >"$tmp/todo"
 awk 'NR == FNR { t[$1] = 1; next } $1 in t' "$tmp/todo" "$tmp/tags" >"$tmp/todo.tags"
 if [ -n "$repo" ]; then
-	if ! sk "$tmp/tags.json" "$tmp/err" list-tags ${insecure:+--tls-verify=false} "docker://$repo"; then
-		say "cannot list the tags of $repo; skopeo said:"
-		sed 's/^/    /' "$tmp/err" >&2 || :
-		die "nothing was changed"
-	fi
+	registry_tags "$tmp/tags.json" || die "nothing was changed"
 	matrix=$tmp/tags.json
 fi
 [ -r "$matrix" ] || die "cannot read the matrix $matrix (-m or GPUDRV_MATRIX names another); nothing was changed"

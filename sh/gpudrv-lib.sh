@@ -383,6 +383,35 @@ get_node() {
 	finish 2
 }
 
+# image_source: after the options, -m matrix_given, -r repo and -I insecure
+# checked together (the usage when they clash); repo without docker://.
+image_source() {
+	if [ -n "$repo" ] && [ -n "$matrix_given" ]; then
+		say "-m names a matrix, -r a registry: one or the other"
+		usage
+	fi
+	if [ -n "$insecure" ] && [ -z "$repo" ]; then
+		say "-I goes with -r"
+		usage
+	fi
+	case $repo in docker://*) repo=${repo#docker://} ;; esac
+	case $repo in
+	'' | */*) ;;
+	*) die "-r $repo: not a repository (registry/path/name, e.g. registry.example/nvidia/driver)" ;;
+	esac
+}
+
+# registry_tags FILE: with -r, what exists is what the registry lists: every
+# tag, every page (skopeo follows the registry's Link headers), into FILE,
+# which matrix-grep reads as a matrix; status 2, skopeo's words said, when it
+# cannot.
+registry_tags() {
+	sk "$1" "$1.err" list-tags ${insecure:+--tls-verify=false} "docker://$repo" && return 0
+	say "cannot list the tags of $repo; skopeo said:"
+	sed 's/^/    /' "$1.err" >&2 || :
+	return 2
+}
+
 # get_targets FILE: the GPU Operator's ClusterPolicies, GPUClusters and
 # NVIDIADrivers, back to back, into FILE (labels2tag -t reads them); a CRD
 # that is not installed is an empty list of its kind.  Status 2 when they

@@ -11,46 +11,7 @@ TAG=550-5.15.0-107-generic-ubuntu22.04
 { cat "$ROOT/lab/support-matrix.csv"; echo 550,5.15.0-107-generic,ubuntu22.04; } >matrix.csv
 M=$PWD/matrix.csv
 
-cat >kubectl <<'STUB'
-#!/bin/sh
-printf '%s\n' "$*" >>kubectl.log
-[ "${FAKE_DOWN:-0}" = 0 ] || {
-	echo 'The connection to the server 127.0.0.1:6443 was refused - did you specify the right host or port?' >&2
-	exit 1
-}
-case $* in
-*" get nodes -l nvidia.com/gpu.present=true -o jsonpath="*) cat facts ;;
-*" get nodes -l nvidia.com/gpu.present=true,"*" -o jsonpath="*) cat sel ;;
-*" get --raw /api/v1/nodes?labelSelector="*) cat nodes.json ;;
-*" get --raw /apis/policy/v1/poddisruptionbudgets") cat pdbs.json ;;
-*" get --raw /api/v1/pods?fieldSelector=spec.nodeName%21%3D") cat pods.json ;;
-*) echo "fake kubectl: unexpected: $*" >&2; exit 3 ;;
-esac
-STUB
-chmod +x kubectl
-KUBECTL=$PWD/kubectl
-export KUBECTL
-
-# cluster NODE:VERSION:STATE:SKIP:CORDONED:READY...: the GPU nodes, into
-# facts (as the jsonpath prints them) and nodes.json (as get --raw does).
-cluster() {
-	: >facts
-	{
-		printf '{"kind":"NodeList","apiVersion":"v1","metadata":{"resourceVersion":"1"},"items":['
-		sep=
-		for spec; do
-			IFS=: read -r n v st sk un rd <<EOF
-$spec
-EOF
-			printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$n" "$v" "$st" "$sk" "$un" "$rd" >>facts
-			maj=${v%%.*} r=${v#*.}
-			printf '%s{"metadata":{"name":"%s","labels":{"nvidia.com/gpu.present":"true","nvidia.com/cuda.driver.major":"%s","nvidia.com/cuda.driver.minor":"%s","nvidia.com/cuda.driver.rev":"%s","feature.node.kubernetes.io/kernel-version.full":"5.15.0-107-generic","feature.node.kubernetes.io/system-os_release.ID":"ubuntu","feature.node.kubernetes.io/system-os_release.VERSION_ID":"22.04"}}}' \
-				"$sep" "$n" "$maj" "${r%%.*}" "${r#*.}"
-			sep=,
-		done
-		echo ']}'
-	} >nodes.json
-}
+t_fake_fleet
 # budget NAME ALLOWED: a budget of app=NAME in ns team, its status current.
 # pod NAME NODE APP: a ReplicaSet's pod, Running and Ready.
 budgets() {
@@ -105,15 +66,17 @@ t_rc 0 "-h"
 t_grep "-h prints the usage on stdout" out "^usage: drv-rollout.sh \[-cDL\] "
 
 # The API down: exit 2, nothing on stdout.
-cluster n1:535.183.06:::: && budgets && pods
-FAKE_DOWN=1 t_run drv-rollout.sh -D -m "$M" "$NEW"
+t_fleet n1:535.183.06:::: && budgets && pods
+: >down
+t_run drv-rollout.sh -D -m "$M" "$NEW"
+rm down
 t_rc 2 "the API server down"
 t_grep "says so, with kubectl's words" err "^drv-rollout.sh: cannot list the GPU nodes; kubectl said:$"
 t_out "and prints nothing"
 
 # Four nodes, two of which draw on one budget that allows one disruption,
 # one whose drain its budget never allows.
-cluster n1:535.183.06::::True n2:535.183.06::::True n3:535.183.06::::True n4:535.183.06::::True
+t_fleet n1:535.183.06::::True n2:535.183.06::::True n3:535.183.06::::True n4:535.183.06::::True
 budgets shared 1 pinned 0 free 3
 pods a1 n1 shared a2 n2 shared p3 n3 pinned f4 n4 free f1 n1 free
 t_run drv-rollout.sh -D -p 2 -u 100% -m "$M" "$NEW"
@@ -141,7 +104,7 @@ t_out "-p 0: n1 and n4 together, n2 after" \
 # maxUnavailable: 8 nodes, one cordoned by hand, one not Ready; 50% is 4,
 # so two more at a time; the two unavailable ones first, at no cost to -u
 # but each a slot of -p.
-cluster m1:535.183.06::::True m2:535.183.06::::True m3:535.183.06::::True m4:535.183.06::::True \
+t_fleet m1:535.183.06::::True m2:535.183.06::::True m3:535.183.06::::True m4:535.183.06::::True \
 	m5:535.183.06::::True m6:535.183.06::::False m7:535.183.06:::true:True m8:535.183.06::::True
 budgets && pods
 t_run drv-rollout.sh -D -p 3 -u 50% -m "$M" "$NEW"
@@ -173,7 +136,7 @@ t_grep "-u 4, a number: as 50%" out "^batch 3 m4 $TAG$"
 
 # Skip label, a node done already, a node left under way (first), a node in
 # upgrade-failed (stops the plan, unless -c), -l.
-cluster k1:535.183.06::true::True k2:$NEW:upgrade-done:::True k3:535.183.06::::True \
+t_fleet k1:535.183.06::true::True k2:$NEW:upgrade-done:::True k3:535.183.06::::True \
 	k4:535.183.06:drain-required::true:True k5:535.183.06:upgrade-failed::true:True
 budgets && pods
 t_run drv-rollout.sh -D -p 1 -u 100% -m "$M" "$NEW"
@@ -198,7 +161,7 @@ t_grep "-l goes to the API server with gpu.present" kubectl.log "get nodes -l nv
 
 # A missing image: every one listed, and the rows to add; exit 1 before
 # anything else is read.
-cluster n1:535.183.06::::True n2:535.183.06::::True
+t_fleet n1:535.183.06::::True n2:535.183.06::::True
 budgets && pods
 rm -f kubectl.log
 t_run drv-rollout.sh -D -m "$ROOT/lab/support-matrix.csv" "$NEW"
@@ -211,13 +174,13 @@ t_run grep -c poddisruptionbudgets kubectl.log
 t_out "the budgets are not even read" 0
 
 # A node done and labelled skip is done, once.
-cluster d1:$NEW:upgrade-done:true::True d2:535.183.06::::True
+t_fleet d1:$NEW:upgrade-done:true::True d2:535.183.06::::True
 t_run drv-rollout.sh -D -m "$M" "$NEW"
 t_rc 0 "a node done and labelled skip"
 t_out "counted once, as done" "batch 1 d2 $TAG" "plan: batches 1 upgrade 1 done 1 failed 0 skipped 0 left 0"
 
 # Every node done: exit 0, nothing to plan.
-cluster d1:$NEW:upgrade-done:::True d2:$NEW::::True
+t_fleet d1:$NEW:upgrade-done:::True d2:$NEW::::True
 t_run drv-rollout.sh -D -m "$M" "$NEW"
 t_rc 0 "nothing to do"
 t_out "says so in the plan's line" "plan: batches 0 upgrade 0 done 2 failed 0 skipped 0 left 0"

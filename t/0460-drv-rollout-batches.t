@@ -18,29 +18,10 @@ for t in labels2tag matrix-grep pdb-check; do ln -s "$(command -v "$t")" "x/bin/
 R=$PWD/x/bin/drv-rollout.sh
 D=$PWD
 
-# The API: facts (one node a line, as drv-rollout.sh's jsonpath prints
-# them), the node list as JSON, no budget, no pod; "down" exists: it fails.
-cat >kubectl <<'STUB'
-#!/bin/sh
-D=${0%/*}
-printf '%s\n' "$*" >>"$D/kubectl.log"
-if [ -e "$D/down" ]; then
-	echo 'The connection to the server 127.0.0.1:6443 was refused - did you specify the right host or port?' >&2
-	exit 1
-fi
-case $* in
-*" config view "*) echo https://127.0.0.1:6443 ;;
-*" get nodes -l nvidia.com/gpu.present=true -o jsonpath="*) cat "$D/facts" ;;
-*" get --raw /api/v1/nodes?labelSelector="*) cat "$D/nodes.json" ;;
-*" get --raw /apis/policy/v1/poddisruptionbudgets") echo '{"kind":"PodDisruptionBudgetList","apiVersion":"policy/v1","items":[]}' ;;
-*" get --raw /api/v1/pods?fieldSelector="*) echo '{"kind":"PodList","apiVersion":"v1","items":[]}' ;;
-*) echo "fake kubectl: unexpected: $*" >&2; exit 3 ;;
-esac
-STUB
-chmod +x kubectl
-KUBECTL=$PWD/kubectl
+# The API (t_fake_fleet): the GPU nodes, no budget, no pod.
+t_fake_fleet
 GPUDRV_LOCK_DIR=$PWD
-export KUBECTL GPUDRV_LOCK_DIR
+export GPUDRV_LOCK_DIR
 
 # The stand-in: its arguments to up.log, its pid to kubectl.pids; by the
 # file act.NODE: ok (the eight states, the node at the new driver), fail
@@ -96,18 +77,9 @@ chmod +x x/bin/drv-upgrade.sh
 
 # cluster NODE...: GPU nodes on 535, schedulable, Ready, every one ok.
 cluster() {
-	: >facts
 	rm -f down act.* up.log kubectl.log kubectl.pids
-	{
-		printf '{"kind":"NodeList","apiVersion":"v1","metadata":{},"items":['
-		sep=
-		for n; do
-			printf '%s\t535.183.06\t\t\t\tTrue\n' "$n" >>facts
-			printf '%s{"metadata":{"name":"%s","labels":{"nvidia.com/gpu.present":"true","nvidia.com/cuda.driver.major":"535","nvidia.com/cuda.driver.minor":"183","nvidia.com/cuda.driver.rev":"06","feature.node.kubernetes.io/kernel-version.full":"5.15.0-107-generic","feature.node.kubernetes.io/system-os_release.ID":"ubuntu","feature.node.kubernetes.io/system-os_release.VERSION_ID":"22.04"}}}' "$sep" "$n"
-			sep=,
-		done
-		echo ']}'
-	} >nodes.json
+	for n; do set -- "$@" "$n:535.183.06::::True"; shift; done
+	t_fleet "$@"
 }
 states() { # states NODE: the node's state lines of out, the states only
 	sed -n "s/^$1 \([a-z-]*-[a-z]*\)$/\1/p" out

@@ -249,6 +249,15 @@ done
 t_run kubectl get node ro-07 -o jsonpath='{.metadata.annotations.nvidia\.com/gpu-driver-upgrade\.node-initial-state\.unschedulable}'
 t_out "ro-07's initial-state annotation is gone"
 
+# Against the plan: the nodes it put in batches are the nodes upgraded (or,
+# ro-20, failed); the nodes it skipped are untouched.
+awk '$1 == "batch" { print $3 }' plan | sort >plan.batched
+awk '$3 == "upgrade-done" || $3 == "upgrade-failed" { print $1 }' final | sort >final.touched
+t_cmp "the nodes the plan put in batches, and only those, were upgraded (or failed)" plan.batched final.touched
+awk '$2 == "skipped" { print $1 }' plan | sort >plan.skipped
+awk 'NF == 2 { print $1 }' final | sort >final.untouched
+t_cmp "the nodes the plan skipped are untouched" plan.skipped final.untouched
+
 # The web budget was never drawn beyond what it allows: no two of ro-01..04
 # in one batch of any run.
 for f in run1.out run2.out run3.out; do

@@ -344,3 +344,55 @@ STUB
 t_fake_state() {
 	echo "unschedulable=$(cat fake/unsched) state=$(cat fake/state)"
 }
+
+# t_fake_fleet: ./kubectl for drv-rollout.sh, which answers from files in
+# the directory it is in: facts (the GPU nodes as drv-rollout.sh's jsonpath
+# prints them), sel (the names its -l selects), nodes.json (get --raw),
+# pdbs.json and pods.json (empty lists when absent); while ./down exists it
+# fails as kubectl does with no API server.  It logs to kubectl.log.
+t_fake_fleet() {
+	cat >kubectl <<'STUB'
+#!/bin/sh
+D=${0%/*}
+printf '%s\n' "$*" >>"$D/kubectl.log"
+if [ -e "$D/down" ]; then
+	echo 'The connection to the server 127.0.0.1:6443 was refused - did you specify the right host or port?' >&2
+	exit 1
+fi
+list() { if [ -f "$D/$1" ]; then cat "$D/$1"; else echo "{\"kind\":\"$2\",\"apiVersion\":\"v1\",\"items\":[]}"; fi; }
+case $* in
+*" config view "*) echo https://127.0.0.1:6443 ;;
+*" get nodes -l nvidia.com/gpu.present=true -o jsonpath="*) cat "$D/facts" ;;
+*" get nodes -l nvidia.com/gpu.present=true,"*" -o jsonpath="*) cat "$D/sel" ;;
+*" get --raw /api/v1/nodes?labelSelector="*) cat "$D/nodes.json" ;;
+*" get --raw /apis/policy/v1/poddisruptionbudgets") list pdbs.json PodDisruptionBudgetList ;;
+*" get --raw /api/v1/pods?fieldSelector=spec.nodeName%21%3D") list pods.json PodList ;;
+*) echo "fake kubectl: unexpected: $*" >&2; exit 3 ;;
+esac
+STUB
+	chmod +x kubectl
+	KUBECTL=$PWD/kubectl
+	export KUBECTL
+}
+
+# t_fleet NODE:VERSION:STATE:SKIP:CORDONED:READY...: those GPU nodes (kernel
+# 5.15.0-107-generic, Ubuntu 22.04), into facts and nodes.json, for
+# t_fake_fleet.
+t_fleet() {
+	: >facts
+	{
+		printf '{"kind":"NodeList","apiVersion":"v1","metadata":{"resourceVersion":"1"},"items":['
+		t_sep=
+		for t_spec; do
+			IFS=: read -r t_fl_n t_fl_v t_fl_st t_fl_sk t_fl_un t_fl_rd <<EOF
+$t_spec
+EOF
+			printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$t_fl_n" "$t_fl_v" "$t_fl_st" "$t_fl_sk" "$t_fl_un" "$t_fl_rd" >>facts
+			t_fl_r=${t_fl_v#*.}
+			printf '%s{"metadata":{"name":"%s","labels":{"nvidia.com/gpu.present":"true","nvidia.com/cuda.driver.major":"%s","nvidia.com/cuda.driver.minor":"%s","nvidia.com/cuda.driver.rev":"%s","feature.node.kubernetes.io/kernel-version.full":"5.15.0-107-generic","feature.node.kubernetes.io/system-os_release.ID":"ubuntu","feature.node.kubernetes.io/system-os_release.VERSION_ID":"22.04"}}}' \
+				"$t_sep" "$t_fl_n" "${t_fl_v%%.*}" "${t_fl_r%%.*}" "${t_fl_r#*.}"
+			t_sep=,
+		done
+		echo ']}'
+	} >nodes.json
+}
