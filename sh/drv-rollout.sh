@@ -241,6 +241,13 @@ report_cordoned() {
 	done
 }
 
+# now_of NODE: where this run's drv-upgrade.sh of NODE last said the node
+# stands ("unschedulable=... state=..."), if it did.
+now_of() {
+	awk -v s="$(cat "$tmp/seen0.$1" 2>/dev/null || echo 0)" -v pre="drv-upgrade.sh: $1: now: " \
+		'NR > s && index($0, pre) == 1 { l = substr($0, length(pre) + 1) } END { print l }' "$logdir/$1.log"
+}
+
 # summary STATUS: the counts from the nodes as they stand now, then exit
 # STATUS.  An error before any batch began says nothing on standard output;
 # nor does one after which the API does not answer (no count is made up):
@@ -250,7 +257,7 @@ summary() {
 	if ! read_facts 2>/dev/null; then
 		say "the API does not answer: no summary; the nodes of the last batch, as their runs last saw them:"
 		for bn in $last_batch; do
-			l=$(sed -n "s/^drv-upgrade.sh: $bn: now: //p" "$logdir/$bn.log" | tail -n 1)
+			l=$(now_of "$bn")
 			[ -n "$l" ] || l="$STATE=$(cat "$tmp/last.$bn" 2>/dev/null || echo -) (its last state line)"
 			say "    $bn: $l"
 		done
@@ -299,7 +306,7 @@ stop_batch() {
 	running=
 	progress
 	for bn in $batch_nodes; do
-		l=$(sed -n "s/^drv-upgrade.sh: $bn: now: //p" "$logdir/$bn.log" | tail -n 1)
+		l=$(now_of "$bn")
 		[ -n "$l" ] || continue
 		say "$bn: now: $l"
 		st=${l##*state=}
