@@ -46,7 +46,7 @@ spec:
     metadata: {labels: {app: nvidia-driver-daemonset}}
     spec:
       nodeSelector: {nvidia.com/gpu.present: "true"}
-      containers: [{name: driver, image: nvcr.io/nvidia/driver}]
+      containers: [{name: driver, image: nvidia-driver}]
 EOF
 # Workloads: web, one pod on each of ro-01..04 (not two on a node), whose
 # budget allows one disruption: the four drain one after the other.  pinned,
