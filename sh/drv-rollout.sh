@@ -124,6 +124,22 @@ read_facts() {
 	# for the next run.
 	[ ! -f "$tmp/scope" ] || awk 'NR == FNR { s[$1] = 1; next } $1 in s' "$tmp/scope" "$tmp/sel" >"$tmp/sel.in"
 	[ ! -f "$tmp/scope" ] || mv "$tmp/sel.in" "$tmp/sel"
+	classify
+}
+# classify: each node of the rollout and what it is now, into $tmp/mine, in
+# this order: done (at the version, upgrade-done or no state), skip (the
+# operator's skip label), failed (upgrade-failed), else todo.
+classify() {
+	awk -F '\t' -v want="$version" 'NR == FNR { sel[$1] = 1; next }
+		!($1 in sel) { next }
+		$2 == want && ($3 == "" || $3 == "upgrade-done") { print $1, "done"; next }
+		$4 == "true" { print $1, "skip"; next }
+		$3 == "upgrade-failed" { print $1, "failed"; next }
+		{ print $1, "todo" }' "$tmp/sel" "$tmp/facts" >"$tmp/mine"
+}
+# count CLASS...: how many nodes of $tmp/mine are of one of the CLASSes.
+count() {
+	awk -v want=" $* " 'index(want, " " $2 " ") { n++ } END { print n + 0 }' "$tmp/mine"
 }
 facts_or_die() {
 	read_facts && return 0
@@ -145,7 +161,7 @@ read_draws() {
 	[ "$pc" -le 1 ] || stop_rollout 2
 }
 
-# plan: the next batch from $tmp/facts, $tmp/sel, $tmp/gone (the nodes this
+# plan: the next batch from $tmp/facts, $tmp/mine, $tmp/gone (the nodes this
 # run has done with) and $tmp/draws, as lines into $tmp/plan:
 #   GO node          the node is in the batch
 #   BLOCKED node     its drain would be refused even alone (the lines of
@@ -160,23 +176,22 @@ read_draws() {
 # unavailable costs none); the nodes of one batch never draw together on a
 # budget beyond its disruptionsAllowed.
 plan() {
-	awk -v P="$par" -v U="$maxun" -v want="$version" '
+	awk -v P="$par" -v U="$maxun" '
 	FILENAME == ARGV[1] {
 		split($0, f, "\t")
 		total++
 		if (f[5] == "true" || f[6] != "True") { down[f[1]] = 1; unav++ }
-		ver[f[1]] = f[2]; st[f[1]] = f[3]; skip[f[1]] = f[4]
+		st[f[1]] = f[3]
 		next
 	}
-	FILENAME == ARGV[2] { order[++n] = $1; next }
+	FILENAME == ARGV[2] { order[++n] = $1; cls[$1] = $2; next }
 	FILENAME == ARGV[3] { gone[$1] = 1; next }
 	{
 		if ($2 == "DRAWS") { nd[$1]++; db[$1, nd[$1]] = $3; dn[$1, nd[$1]] = $4; da[$3] = $5 }
 		else if ($2 != "SKIP") blocked[$1] = 1
 	}
 	function todo(c) {
-		return (c in ver) && !(c in gone) && skip[c] != "true" && st[c] != "upgrade-failed" &&
-			!(ver[c] == want && (st[c] == "" || st[c] == "upgrade-done"))
+		return cls[c] == "todo" && !(c in gone)
 	}
 	function rank(c) {
 		if (st[c] != "" && st[c] != "upgrade-done") return 1
@@ -203,11 +218,11 @@ plan() {
 			print "GO", c
 		}
 		for (i = 1; i <= n; i++)
-			if ((order[i] in ver) && st[order[i]] == "upgrade-failed" && !(order[i] in gone))
+			if (cls[order[i]] == "failed" && !(order[i] in gone))
 				print "FAILED", order[i]
 		print "LEFT", left
 		print "UNAVAILABLE", unav + 0, umax
-	}' "$tmp/facts" "$tmp/sel" "$tmp/gone" "$tmp/draws" >"$tmp/plan"
+	}' "$tmp/facts" "$tmp/mine" "$tmp/gone" "$tmp/draws" >"$tmp/plan"
 }
 
 # out LINE...: the rollout's record on standard output; a write error stops it.
@@ -264,11 +279,8 @@ summary() {
 		say "when it answers: drv-states.sh, and $prog again to carry on"
 		finish 2
 	fi
-	n_done=$(awk -F '\t' -v want="$version" 'NR == FNR { sel[$1] = 1; next }
-		($1 in sel) && $2 == want && ($3 == "" || $3 == "upgrade-done") { n++ } END { print n + 0 }' \
-		"$tmp/sel" "$tmp/facts")
-	n_failed=$(awk -F '\t' 'NR == FNR { sel[$1] = 1; next } ($1 in sel) && $3 == "upgrade-failed" { n++ }
-		END { print n + 0 }' "$tmp/sel" "$tmp/facts")
+	n_done=$(count "done")
+	n_failed=$(count failed)
 	total=$(grep -c . "$tmp/sel") || :
 	[ "$dry" = 1 ] || report_cordoned
 	n_left=$((total - n_done - n_failed - n_skipped))
@@ -380,12 +392,11 @@ l2t=0
 # for the next run).
 awk 'NR == FNR { t[$1] = 1; next } $1 in t' "$tmp/tags" "$tmp/sel" >"$tmp/scope"
 cp "$tmp/scope" "$tmp/sel"
+classify
 total=$(grep -c . "$tmp/sel") || :
 
 # The nodes left out for good: the operator's skip label.
-awk -F '\t' -v want="$version" 'NR == FNR { sel[$1] = 1; next }
-	($1 in sel) && $4 == "true" && !($2 == want && ($3 == "" || $3 == "upgrade-done")) { print $1 }' \
-	"$tmp/sel" "$tmp/facts" >"$tmp/skiplabel"
+awk '$2 == "skip" { print $1 }' "$tmp/mine" >"$tmp/skiplabel"
 while read -r sn; do
 	say "$sn: labelled $SKIP=true: left out, as the GPU Operator leaves it"
 	out "$sn skipped $SKIP=true"
@@ -394,12 +405,7 @@ while read -r sn; do
 done <"$tmp/skiplabel"
 
 # Step 2: refuse early.  Every node still to upgrade needs its image now.
-plan_all() {
-	awk -F '\t' -v want="$version" 'NR == FNR { sel[$1] = 1; next }
-		($1 in sel) && $4 != "true" && !($2 == want && ($3 == "" || $3 == "upgrade-done")) { print $1 }' \
-		"$tmp/sel" "$tmp/facts"
-}
-plan_all >"$tmp/todo"
+awk '$2 == "todo" || $2 == "failed" { print $1 }' "$tmp/mine" >"$tmp/todo"
 awk 'NR == FNR { t[$1] = 1; next } $1 in t' "$tmp/todo" "$tmp/tags" >"$tmp/todo.tags"
 if [ -n "$repo" ]; then
 	registry_tags "$tmp/tags.json" || die "nothing was changed"
@@ -597,16 +603,11 @@ done
 # exit 0; anything else (failed, skipped for its budgets, left) exit 1.
 if [ "$dry" = 1 ]; then
 	rc=0
-	[ $((n_plan + $(awk -F '\t' -v want="$version" 'NR == FNR { sel[$1] = 1; next }
-		($1 in sel) && (($2 == want && ($3 == "" || $3 == "upgrade-done")) || $4 == "true") { n++ } END { print n + 0 }' \
-		"$tmp/sel" "$tmp/facts"))) -eq "$total" ] || rc=1
+	[ $((n_plan + $(count "done" skip))) -eq "$total" ] || rc=1
 	summary "$rc"
 fi
 facts_or_die
 rc=0
 [ "$stopped" = 0 ] || rc=1
-n_ok=$(awk -F '\t' -v want="$version" 'NR == FNR { sel[$1] = 1; next }
-	($1 in sel) && (($2 == want && ($3 == "" || $3 == "upgrade-done")) || $4 == "true") { n++ } END { print n + 0 }' \
-	"$tmp/sel" "$tmp/facts")
-[ "$n_ok" -eq "$total" ] || rc=1
+[ "$(count "done" skip)" -eq "$total" ] || rc=1
 summary "$rc"

@@ -179,6 +179,14 @@ t_run drv-rollout.sh -D -m "$M" "$NEW"
 t_rc 0 "a node done and labelled skip"
 t_out "counted once, as done" "batch 1 d2 $TAG" "plan: batches 1 upgrade 1 done 1 failed 0 skipped 0 left 0"
 
+# A node labelled skip in upgrade-failed is left out, once: it does not stop
+# the rollout, and is counted skipped, not failed.
+t_fleet f1:535.183.06:upgrade-failed:true:true:True f2:535.183.06::::True
+t_run drv-rollout.sh -D -u 100% -m "$M" "$NEW"
+t_rc 0 "a failed node labelled skip"
+t_out "left out, counted once" "f1 skipped nvidia.com/gpu-driver-upgrade.skip=true" \
+	"batch 1 f2 $TAG" "plan: batches 1 upgrade 1 done 0 failed 0 skipped 1 left 0"
+
 # Every node done: exit 0, nothing to plan.
 t_fleet d1:$NEW:upgrade-done:::True d2:$NEW::::True
 t_run drv-rollout.sh -D -m "$M" "$NEW"
