@@ -7,13 +7,14 @@
 
 #include "gpudrv.h"
 
-static const char usage[] = "[-cnNsuw] [-b version | -t targets] [-k kernel] [file]";
+static const char usage[] = "[-cFnNsuw] [-b version | -t targets] [-k kernel] [file]";
 
 struct opts {
 	int names;   /* 1 always, 0 never, -1 for lists only */
 	int unknown; /* print "<node> UNKNOWN <reason>" lines for bad nodes */
 	int row;     /* print the matrix row instead of the tag */
 	int state;   /* append the upgrade state and schedulability */
+	int facts;   /* one record of node facts a node (-F) */
 	int watch;   /* documents back to back, each printed as it ends */
 	struct tag_override ov;
 	struct targets *targets;
@@ -104,6 +105,46 @@ unknown(struct opts *o, const char *pre, const char *name, const char *state,
 		fprintf(o->out, "%s%s UNKNOWN %s:%s\n", pre, name, kind, label);
 }
 
+/*
+ * -F's record: "node tag driver state skip cordon ready initial", where a
+ * node that gets no tag has UNKNOWN:fault:label (or, with -t,
+ * SKIP:why:source) in the tag's place: the caller decides what that means.
+ */
+static void
+record(struct opts *o, const char *pre, const char *name, const char *tag,
+       const char *a, const char *b, const struct node_facts *nf)
+{
+	fprintf(o->out, "%s%s %s%s%s%s%s %s %s %s %s %s %s\n", pre, name, tag,
+	    a ? ":" : "", a ? a : "", b ? ":" : "", b ? b : "", nf->driver, nf->state,
+	    nf->skip ? "skip" : "-", nf->cordoned ? "cordoned" : "schedulable", nf->ready,
+	    nf->initial ? "was-cordoned" : "-");
+}
+
+/* The offending value of a node_facts fault, for the message. */
+static const char *
+fault_value(const cJSON *node, const struct tagfault *f)
+{
+	static char buf[96];
+	const cJSON *v;
+	char *txt;
+
+	if (strcmp(f->label, "spec.unschedulable") == 0)
+		v = j_get(j_get(node, "spec"), "unschedulable");
+	else if (strncmp(f->label, "status.", 7) == 0)
+		v = j_get(j_get(node, "status"), "conditions");
+	else if (strcmp(f->label, "metadata.annotations") == 0)
+		v = j_get(j_get(node, "metadata"), "annotations");
+	else
+		v = j_get(node_labels(node), f->label);
+	if (cJSON_IsString(v))
+		return qstr(v->valuestring);
+	if (v == NULL || (txt = cJSON_PrintUnformatted(v)) == NULL)
+		return "";
+	snprintf(buf, sizeof buf, "%.80s%s", txt, strlen(txt) > 80 ? "..." : "");
+	free(txt);
+	return buf;
+}
+
 static void
 one_node(const struct item *it, void *arg)
 {
@@ -111,7 +152,9 @@ one_node(const struct item *it, void *arg)
 	const cJSON *node = it->obj;
 	const char *name = node_name(node);
 	char tag[TAG_MAX + 1], row[TAG_MAX + 3];
+	int untagged;
 	struct tagfault f = { 0 };
+	struct node_facts nf;
 	int names = o->state || o->watch ? 1 : o->names < 0 ? it->in_list : o->names;
 	const char *state = j_str(node_labels(node), L_STATE);
 	size_t index = it->index;
@@ -131,12 +174,22 @@ one_node(const struct item *it, void *arg)
 		o->bad = 1;
 		return;
 	}
-	if (state == NULL || *state == '\0' || !tag_charset_ok(state))
-		state = "-";
+	/* -s and -F act on the state and the cordon: a value the API server
+	 * would not hold is an error, never "-" or "schedulable". */
+	if ((o->state || o->facts) && node_facts(node, &nf, &f) != 0) {
+		note(o, "node %s: %s %s %s", name, f.label, fault_value(node, &f), f.detail);
+		o->bad = 1;
+		return;
+	}
+	state = o->state || o->facts ? nf.state : "-";
 	if (o->targets != NULL) {
 		struct target t;
 		int r = target_of(o->targets, node, &t);
 
+		if (r == 1 && o->facts) {
+			record(o, pre, name, "SKIP", t.skip, t.source, &nf);
+			return;
+		}
 		if (r == 1) {
 			fprintf(o->out, "%s%s SKIP %s:%s", pre, name, t.skip, t.source);
 			if (o->state)
@@ -148,13 +201,22 @@ one_node(const struct item *it, void *arg)
 			note(o, "node %s: %s and %s both select it: while they do, the GPU "
 			    "Operator assigns no node to any NVIDIADriver (no node's driver "
 			    "changes)", name, t.source, t.other);
+			if (o->facts) {
+				record(o, pre, name, "UNKNOWN", "conflict", "nvidiadriver", &nf);
+				return;
+			}
 			unknown(o, pre, name, state, node, "conflict", "nvidiadriver");
 			o->bad = 1;
 			return;
 		}
 		ov.branch = t.version;
 	}
-	if (node_tag(node, &ov, tag, sizeof tag, row, sizeof row, &f) != 0) {
+	untagged = node_tag(node, &ov, tag, sizeof tag, row, sizeof row, &f) != 0;
+	if (untagged && o->facts) {
+		record(o, pre, name, "UNKNOWN", f.kind, f.label, &nf);
+		return;
+	}
+	if (untagged) {
 		const cJSON *v = j_get(node_labels(node), f.label);
 
 		if (strcmp(f.label, "metadata.labels") == 0)
@@ -186,6 +248,10 @@ one_node(const struct item *it, void *arg)
 			o->bad = 1;
 		}
 	}
+	if (o->facts) {
+		record(o, pre, name, o->row ? row : tag, NULL, NULL, &nf);
+		return;
+	}
 	fputs(pre, o->out);
 	if (names)
 		fprintf(o->out, "%s ", name);
@@ -199,16 +265,17 @@ int
 main(int argc, char **argv)
 {
 	struct opts o = { .names = -1 };
-	struct node_reader nr = { one_node, end_doc, NULL, 0, 0, 0 };
+	struct node_reader nr = { .fn = one_node, .end = end_doc };
 	const char *why;
 	char tmp[TAG_MAX + 1];
 	const char *targets = NULL;
 	int c, rc, trouble;
 
 	setprogname(argv[0]);
-	while ((c = nextopt(argc, argv, "cnNsuwb:k:t:h", usage)) != -1) {
+	while ((c = nextopt(argc, argv, "cFnNsuwb:k:t:h", usage)) != -1) {
 		switch (c) {
 		case 'c': o.row = 1; break;
+		case 'F': o.facts = 1; break;
 		case 's': o.state = 1; break;
 		case 'n': o.names = 1; break;
 		case 'N': o.names = 0; break;
@@ -219,7 +286,7 @@ main(int argc, char **argv)
 		case 't': targets = optarg; break;
 		}
 	}
-	if (argc - optind > 1 || (targets && o.ov.branch))
+	if (argc - optind > 1 || (targets && o.ov.branch) || (o.facts && (o.state || o.unknown)))
 		usage_exit(usage);
 	o.ov.rule = tagrule_env();
 	if (o.ov.branch && tag_build(tmp, sizeof tmp, o.ov.branch, "k", "os", &why) != 0)
@@ -237,7 +304,9 @@ main(int argc, char **argv)
 	hold(&o);
 	nr.arg = &o;
 	nr.want_spec = o.state;
+	nr.want_facts = o.facts;
 	nr.many = o.watch;
+	nr.watch = o.watch;
 	trouble = nodes_read(argv[optind], &nr);
 	release(&o);
 	targets_free(o.targets);

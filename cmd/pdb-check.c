@@ -117,6 +117,24 @@ intstr_get(const cJSON *spec, const char *key, struct intstr *o, const char *whe
 	snprintf(o->text, sizeof o->text, "%s", s);
 }
 
+/*
+ * A count of the status: an int32 written as an integer (1.0 and 1e0 are
+ * not), never negative (the API server validates each >= 0, so a negative
+ * one is not its answer, and no verdict can rest on it).
+ */
+static int
+count_get(const cJSON *st, const char *key, long *out, const char *where)
+{
+	char path[40];
+	int has;
+
+	snprintf(path, sizeof path, "status.%s", key);
+	has = opt_int32(st, key, path, out, where);
+	if (*out < 0)
+		die("%s: %s is %ld: a count is never negative", where, path, *out);
+	return has;
+}
+
 static void
 budget_read(struct budget *b, const cJSON *item, size_t i)
 {
@@ -148,10 +166,10 @@ budget_read(struct budget *b, const cJSON *item, size_t i)
 	if (st != NULL && !cJSON_IsNull(st) && !cJSON_IsObject(st))
 		die("%s: status is %s, not an object", where, j_type(st));
 	b->has_obsgen = opt_int32(st, "observedGeneration", "status.observedGeneration", &b->obsgen, where);
-	b->has_healthy = opt_int32(st, "currentHealthy", "status.currentHealthy", &b->healthy, where);
-	b->has_desired = opt_int32(st, "desiredHealthy", "status.desiredHealthy", &b->desired, where);
-	b->has_allowed = opt_int32(st, "disruptionsAllowed", "status.disruptionsAllowed", &b->allowed, where);
-	b->has_expected = opt_int32(st, "expectedPods", "status.expectedPods", &b->expected, where);
+	b->has_healthy = count_get(st, "currentHealthy", &b->healthy, where);
+	b->has_desired = count_get(st, "desiredHealthy", &b->desired, where);
+	b->has_allowed = count_get(st, "disruptionsAllowed", &b->allowed, where);
+	b->has_expected = count_get(st, "expectedPods", &b->expected, where);
 	if (!b->has_obsgen)
 		b->missing = "observedGeneration";
 	else if (!b->has_allowed)
@@ -419,7 +437,7 @@ budget_blocks(const struct budget *b)
 {
 	long long n = needed(b);
 
-	return n > 0 && (b->missing != NULL || b->obsgen < b->gen || b->allowed < 0 ||
+	return n > 0 && (b->missing != NULL || b->obsgen < b->gen ||
 	    b->disrupted > MAX_DISRUPTED || n > b->allowed);
 }
 
@@ -440,7 +458,7 @@ budget_report(const struct budget *b, const char *node)
 	if (!budget_blocks(b))
 		return;
 	if (b->syncfailed != NULL && (b->missing != NULL || b->obsgen < b->gen ||
-	    b->allowed < 0 || (long long)b->allowed < needed(b)))
+	    (long long)b->allowed < needed(b)))
 		snprintf(adv, sizeof adv, "the disruption controller cannot count its pods "
 		    "(condition DisruptionAllowed, reason SyncFailed: %s); fix what it says, "
 		    "waiting will not help", b->syncfailed);
@@ -452,9 +470,6 @@ budget_report(const struct budget *b, const char *node)
 	else if (b->obsgen < b->gen)
 		snprintf(adv, sizeof adv, "status not yet recomputed (observedGeneration %ld < "
 		    "generation %ld): " WAIT_DC, b->obsgen, b->gen);
-	else if (b->allowed < 0)
-		snprintf(adv, sizeof adv, "disruptionsAllowed is negative, so the API refuses "
-		    "every eviction (HTTP 403): " WAIT_DC);
 	else if (b->disrupted > MAX_DISRUPTED)
 		snprintf(adv, sizeof adv, "%ld evictions not yet confirmed (status.disruptedPods "
 		    "over %d), so the API refuses more (HTTP 403): " WAIT_DC, b->disrupted,
@@ -496,6 +511,7 @@ struct state {
 	struct budget *budgets;
 	struct pod *pods;
 	size_t nb, np, bcap, pcap;
+	int lists, budget_list, pod_list; /* the lists read whole: List, and the typed ones */
 };
 
 static void
@@ -505,9 +521,6 @@ on_item(const struct item *it, void *arg)
 	const cJSON *spec, *on, *name, *ns;
 	struct pod *p;
 
-	if (it->event != NULL)
-		die("%s: a watch event (%s): pdb-check reads lists, not kubectl get -w", docname,
-		    it->event);
 	if (strcmp(it->kind, "PodDisruptionBudget") == 0) {
 		if (st->nb == st->bcap) {
 			st->bcap = st->bcap ? 2 * st->bcap : 64;
@@ -554,6 +567,42 @@ on_end(int ok, void *arg)
 {
 	(void)ok;
 	(void)arg;
+}
+
+static void
+on_listed(const char *kind, void *arg)
+{
+	struct state *st = arg;
+
+	if (strcmp(kind, "List") == 0)
+		st->lists++;
+	else if (strcmp(kind, "PodDisruptionBudgetList") == 0)
+		st->budget_list++;
+	else if (strcmp(kind, "PodList") == 0)
+		st->pod_list++;
+}
+
+/*
+ * The input is proven whole when it holds both lists the verdict needs: a
+ * PodDisruptionBudgetList and a PodList (the API server's answers to the two
+ * GETs, back to back), or a List (kubectl get pdb,pods's one answer covers
+ * both).  A GET that answered nothing at all (exit 0, an empty body) leaves
+ * its list out: then every budget would seem to leave room, or every pod to
+ * have none, and nothing can be said of the drain.
+ */
+static void
+check_whole(const struct state *st)
+{
+	if (st->lists > 0 || (st->budget_list > 0 && st->pod_list > 0))
+		return;
+	if (st->budget_list == 0 && st->pod_list == 0)
+		die("no list in %s: neither the budgets nor the pods were read; nothing can be "
+		    "said of the drain", docname);
+	if (st->pod_list == 0)
+		die("no PodList in %s: the pods were not read; nothing can be said of the drain",
+		    docname);
+	die("no PodDisruptionBudgetList in %s: the budgets were not read; nothing can be said "
+	    "of the drain", docname);
 }
 
 /* -a: the pods node by node (bytewise), each node's in input order. */
@@ -698,7 +747,8 @@ main(int argc, char **argv)
 	/* Lists back to back are one cluster: kubectl get --raw of the budgets,
 	 * then of the pods (of the node: the drain evicts no other). */
 	struct doc_reader dr = { kinds, lists, "a List of PodDisruptionBudgets and Pods",
-		"; use kubectl get pdb,pods -A -o json", 0, 1, item_keys, on_item, on_end, NULL };
+		"; use kubectl get pdb,pods -A -o json", 0, 1, item_keys, on_item, on_end, NULL,
+		0, on_listed };
 	struct eval e = { 0 };
 	struct pod *pods;
 	const char *path;
@@ -729,7 +779,9 @@ main(int argc, char **argv)
 	/* One pass: every budget is read and kept, only the node's pods are kept
 	 * (-a: every pod that runs on a node). */
 	dr.arg = &st;
-	doc_each(path, &dr);
+	if (doc_each(path, &dr) != EXIT_CLEAN)
+		return EXIT_TROUBLE; /* the reader said why */
+	check_whole(&st);
 	nb = st.nb;
 	np = st.np;
 	pods = st.pods;

@@ -42,41 +42,61 @@ end_doc(int ok, void *arg)
 	c->node = NULL;
 }
 
+/* What an audit says: its MISSING nodes, its UNKNOWN ones, and NONE. */
+struct audit {
+	size_t missing, unknown;
+	int none;      /* NONE: it saw no GPU node */
+};
+
 /*
- * MISSING lines of a drv-audit.sh output, which is one of: OK alone, NONE
- * alone, or node lines.  Anything else (an empty file: the audit did not
- * run) dies: a count from it would be a guess.
+ * The lines of a drv-audit.sh output, which is one of: OK alone, NONE alone,
+ * or node lines (SKIP lines before an OK).  Anything else (an empty file:
+ * the audit did not run) dies: a count from it would be a guess.  A node is
+ * one node however often it is named: a line given again, word for word,
+ * counts once; another line for the same node contradicts the first, and no
+ * count can say which is right.
  */
-static size_t
-count_missing(const char *path, size_t *unknown)
+static void
+audit_read(const char *path, struct audit *a)
 {
 	struct lines l;
+	struct strset *nodes = strset_new(), *seen = strset_new();
 	char *line, *f[4];
-	size_t missing = 0, lines = 0, verdicts = 0, skips = 0;
+	size_t lines = 0, verdicts = 0, skips = 0, first;
 	int n;
 
-	*unknown = 0;
+	memset(a, 0, sizeof *a);
 	lines_open(&l, path);
 	while ((line = lines_next(&l, NULL)) != NULL) {
+		if (strset_add(seen, line, l.lineno) != 0)
+			continue; /* the same line again: the same node, the same finding */
 		lines++;
 		n = split_fields(line, f, 4);
-		if (n == 1 && (strcmp(f[0], "OK") == 0 || strcmp(f[0], "NONE") == 0))
+		if (n == 1 && (strcmp(f[0], "OK") == 0 || strcmp(f[0], "NONE") == 0)) {
 			verdicts++;
-		else if (n == 3 && strcmp(f[1], "SKIP") == 0)
+			a->none = strcmp(f[0], "NONE") == 0;
+			continue;
+		}
+		if (n == 3 && strcmp(f[1], "SKIP") == 0)
 			skips++; /* drv-audit.sh -t: a node that needs no precompiled image */
 		else if (n == 3 && strcmp(f[1], "MISSING") == 0 && tag_valid(f[2]))
-			missing++;
+			a->missing++;
 		else if (n == 3 && strcmp(f[1], "UNKNOWN") == 0)
-			(*unknown)++;
+			a->unknown++;
 		else
 			die("%s:%zu: not a drv-audit.sh line", l.name, l.lineno);
+		if ((first = strset_add(nodes, f[0], l.lineno)) != 0)
+			die("%s:%zu: node %s again, as %s %s, where line %zu said otherwise: not "
+			    "one drv-audit.sh output", l.name, l.lineno, qstr(f[0]), f[1],
+			    qstr(f[2]), first);
 	}
 	if (lines == 0)
 		die("%s: empty: the audit did not run", l.name);
-	if (verdicts > 0 && lines > 1 + skips)
+	if (verdicts > 1 || (verdicts > 0 && lines > 1 + skips))
 		die("%s: OK or NONE with other lines: not one drv-audit.sh output", l.name);
 	lines_close(&l);
-	return missing;
+	strset_free(nodes);
+	strset_free(seen);
 }
 
 int
@@ -85,11 +105,13 @@ main(int argc, char **argv)
 	const char *audit = NULL, *matrix_path = NULL, *state;
 	struct count c = { 0 };
 	struct matrix *m;
-	struct node_reader nr = { count_node, end_doc, NULL, 0, 0, 0 };
+	struct node_reader nr = { .fn = count_node, .end = end_doc };
 	struct tagfault f;
 	struct tag_override ov = { NULL, NULL, RULE_2607 };
 	char tag[TAG_MAX + 1], key[300], *k;
-	size_t missing, unknown, rows;
+	struct audit a;
+	const char *nodes;
+	size_t rows;
 	int ch;
 
 	setprogname(argv[0]);
@@ -106,18 +128,29 @@ main(int argc, char **argv)
 		die("%s is not a node name", qstr(c.want));
 
 	/* Everything is read and checked before the first line is printed. */
-	missing = count_missing(audit, &unknown);
-	if (unknown > 0)
-		die("%s: %zu node%s UNKNOWN: the skew cannot be counted", audit, unknown,
-		    unknown == 1 ? "" : "s");
+	audit_read(audit, &a);
+	if (a.unknown > 0)
+		die("%s: %zu node%s UNKNOWN: the skew cannot be counted", audit, a.unknown,
+		    a.unknown == 1 ? "" : "s");
 	m = matrix_load(matrix_path, 0);
 	rows = matrix_rows(m);
 	matrix_free(m);
 	nr.arg = &c;
-	nodes_read(argv[optind + 1], &nr);
+	nodes = argv[optind + 1] && strcmp(argv[optind + 1], "-") != 0 ? argv[optind + 1] :
+	    "<stdin>";
+	if (nodes_read(argv[optind + 1], &nr) != EXIT_CLEAN)
+		return EXIT_TROUBLE; /* the reader said why */
 	if (c.node == NULL)
-		die("%s: node %s is not in the node list",
-		    argv[optind + 1] ? argv[optind + 1] : "<stdin>", c.want);
+		die("%s: node %s is not in the node list", nodes, c.want);
+	/* The audit and the node list must be of the same fleet: a skew of 0
+	 * from an audit that saw no GPU node says nothing of the GPU nodes there are. */
+	if (a.none && c.gpu_nodes > 0)
+		die("%s says NONE (no GPU node) but %s has %zu GPU node%s: the audit is not "
+		    "of this fleet; run drv-audit.sh again", audit, nodes, c.gpu_nodes,
+		    c.gpu_nodes == 1 ? "" : "s");
+	if (!a.none && c.gpu_nodes == 0)
+		die("%s is an audit of GPU nodes but %s has none (no node labelled %s=true): the "
+		    "audit is not of this fleet; run drv-audit.sh again", audit, nodes, L_PRESENT);
 	ov.rule = tagrule_env();
 	if (node_tag(c.node, &ov, tag, sizeof tag, NULL, 0, &f) != 0)
 		die("node %s: label %s %s", c.want, f.label, f.detail);
@@ -127,7 +160,7 @@ main(int argc, char **argv)
 	for (k = key; *k != '\0'; k++)
 		*k = *k == '-' || *k == '.' ? '_' : (char)toupper((unsigned char)*k);
 	printf("NODES=%zu\n", c.gpu_nodes);
-	printf("SKEW=%zu\n", missing);
+	printf("SKEW=%zu\n", a.missing);
 	printf("%s=%s\n", key, tag);
 	printf("MATRIX_ROWS=%zu\n", rows);
 	printf("UPGRADE_STATE=%s\n", state != NULL && *state != '\0' ? state : "-");

@@ -43,15 +43,46 @@ j_path(const cJSON *obj, const char *dotted)
 	return obj ? j_get(obj, dotted) : NULL;
 }
 
+/*
+ * An integer as Go's decoder takes one into an int field: written as one
+ * (json.c and yaml.c keep a number's literal in its valuestring), so 1.0 and
+ * 1e0 are not, whatever their value.  A number made here (a count) has no
+ * literal and is integral by construction.
+ */
+static int
+int_literal(const cJSON *v)
+{
+	const char *s = v->valuestring;
+
+	if (s == NULL)
+		return 1;
+	if (*s == '-')
+		s++;
+	return *s != '\0' && strspn(s, "0123456789") == strlen(s);
+}
+
 int
 j_int(const cJSON *obj, const char *key, long *out)
 {
 	const cJSON *v = j_get(obj, key);
 
-	if (!cJSON_IsNumber(v) || v->valuedouble != (double)(long)v->valuedouble)
+	if (!cJSON_IsNumber(v) || !int_literal(v) ||
+	    v->valuedouble != (double)(long)v->valuedouble)
 		return 0;
 	*out = (long)v->valuedouble;
 	return 1;
+}
+
+/* A number for messages: as written if known. */
+static const char *
+num_text(const cJSON *v, char *buf, size_t bufsz)
+{
+	if (v->valuestring != NULL) /* digits, signs, dots, e: bounded, not quoted */
+		snprintf(buf, bufsz, "%.64s%s", v->valuestring,
+		    strlen(v->valuestring) > 64 ? "..." : "");
+	else
+		snprintf(buf, bufsz, "%g", v->valuedouble);
+	return buf;
 }
 
 const char *
@@ -86,13 +117,14 @@ int
 opt_int32(const cJSON *obj, const char *key, const char *path, long *out, const char *where)
 {
 	const cJSON *v = j_get(obj, key);
+	char num[80];
 
 	*out = 0;
 	if (v == NULL || cJSON_IsNull(v))
 		return 0;
 	if (cJSON_IsNumber(v) && (v->valuedouble > 2147483647.0 || v->valuedouble < -2147483648.0 ||
 	    !j_int(obj, key, out)))
-		die("%s: %s is %g, not a 32-bit integer", where, path, v->valuedouble);
+		die("%s: %s is %s, not a 32-bit integer", where, path, num_text(v, num, sizeof num));
 	if (!cJSON_IsNumber(v))
 		die("%s: %s is %s, not an integer", where, path,
 		    cJSON_IsString(v) ? qstr(v->valuestring) : j_type(v));

@@ -260,6 +260,26 @@ status_die(const struct dstate *st, const cJSON *s, const char *what)
 	    msg ? qmsg(msg) : "no message", reason ? qstr(reason) : "none", code);
 }
 
+/*
+ * A watch event where a list was asked for: whatever its type (an ERROR, a
+ * BOOKMARK, an ADDED), the list was not read, so nothing can be said of it.
+ */
+static void
+not_watched(const struct dstate *st, const cJSON *top, const char *type)
+{
+	const cJSON *obj = j_get(top, "object");
+	const char *k = j_str(obj, "kind"), *msg = j_str(obj, "message");
+	const struct doc_reader *dr = st->dr;
+	static const char *const types[] = { "ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR",
+		NULL };
+	const char *t = one_of(type, types) >= 0 ? type : qstr(type);
+
+	if (strcmp(type, "ERROR") == 0 || (k != NULL && strcmp(k, "Status") == 0))
+		die("%s: a watch event (%s: %s), not %s%s", st->name, t,
+		    msg ? qmsg(msg) : "no message", dr->what, dr->hint ? dr->hint : "");
+	die("%s: a watch event (%s), not %s%s", st->name, t, dr->what, dr->hint ? dr->hint : "");
+}
+
 /* A watch event: {"type": ..., "object": ...} (kubectl get -w --output-watch-events). */
 static void
 on_event(struct dstate *st, const cJSON *top, const char *type)
@@ -307,9 +327,8 @@ on_doc(const struct scan *sc, const cJSON *top)
 	if (kind != NULL && strcmp(kind, "Status") == 0)
 		status_die(st, top, dr->what);
 	if (kind == NULL && type != NULL && j_get(top, "object") != NULL) {
-		if (!dr->many)
-			die("%s: a watch event (kubectl get -w --output-watch-events), not %s",
-			    st->name, dr->what);
+		if (!dr->watch)
+			not_watched(st, top, type);
 		on_event(st, top, type);
 	} else if (kind != NULL && dr->single && one_of(kind, dr->kinds) >= 0) {
 		if (st->given > 0)
@@ -329,6 +348,8 @@ on_doc(const struct scan *sc, const cJSON *top)
 		if (st->fault[h][0] != '\0')
 			die("%s", st->fault[h]);
 		dr->end(1, dr->arg);
+		if (dr->listed != NULL)
+			dr->listed(kind, dr->arg);
 	}
 	st->given = 0;
 	st->fault[H_LIST][0] = st->fault[H_TYPED][0] = '\0';

@@ -101,7 +101,7 @@ void json_dups(const cJSON *v, const char *name);
 const cJSON *j_get(const cJSON *obj, const char *key);
 const char *j_str(const cJSON *obj, const char *key);  /* string member or NULL */
 const cJSON *j_path(const cJSON *obj, const char *dotted); /* "metadata.name" */
-int j_int(const cJSON *obj, const char *key, long *out);   /* integral number: 1 */
+int j_int(const cJSON *obj, const char *key, long *out);   /* an integer as written (not 1.0, 1e0): 1 */
 const char *j_type(const cJSON *item);                     /* "a string", "an object", ... */
 /* Required: the non-empty string at a dotted path; dies "<where>: <path> is ...". */
 const char *need_str(const cJSON *obj, const char *path, const char *where);
@@ -118,10 +118,12 @@ const char *opt_str(const cJSON *obj, const char *key, const char *path, const c
 /*
  * doc.c: a kubectl document of the kinds a command reads, item by item: a
  * List, a typed list (NodeList, PodList, ...: items may then omit their
- * kind) or, with single, one such object; with many, documents back to back
- * and watch events (kubectl get -w [--output-watch-events]).  A Kubernetes
- * Status is named as such, with its message.  Streamed, or parsed whole
- * first when GPUDRV_WHOLE_TREE=1 (the reference the tests compare with).
+ * kind) or, with single, one such object; with many, documents back to back;
+ * with watch, watch events (kubectl get -w --output-watch-events).  A reader
+ * that did not ask for events dies on any (an ERROR, a BOOKMARK too: the list
+ * it wanted was not read).  A Kubernetes Status is named as such, with its
+ * message.  Streamed, or parsed whole first when GPUDRV_WHOLE_TREE=1 (the
+ * reference the tests compare with).
  */
 struct item {
 	const cJSON *obj;
@@ -144,8 +146,13 @@ struct doc_reader {
 	 * (a single object with an "items" member: its items were not items). */
 	void (*end)(int ok, void *arg);
 	void *arg;
+	int watch;                /* watch events are read (an ERROR: a warning, status 2) */
+	/* Or NULL: after end, for each list read whole, its kind ("List" or one of
+	 * lists), so that a command can tell which lists it was given. */
+	void (*listed)(const char *kind, void *arg);
 };
-/* 0, or 2 if a watch reported an error; dies, naming file:line:col, on bad input. */
+/* 0, or 2 if a watch reported an error (watch only); dies, naming
+ * file:line:col, on bad input.  A caller never drops it. */
 int doc_each(const char *path, const struct doc_reader *dr);
 /* One whole document as a tree (the matrix's JSON form). */
 cJSON *doc_parse(const struct input *in);
@@ -160,6 +167,8 @@ cJSON *doc_parse(const struct input *in);
 #define L_OSID    "feature.node.kubernetes.io/system-os_release.ID"
 #define L_OSVER   "feature.node.kubernetes.io/system-os_release.VERSION_ID"
 #define L_STATE   "nvidia.com/gpu-driver-upgrade-state"
+#define L_SKIP    "nvidia.com/gpu-driver-upgrade.skip"
+#define A_INITIAL "nvidia.com/gpu-driver-upgrade.node-initial-state.unschedulable"
 
 int tag_charset_ok(const char *s);   /* non-empty, only [A-Za-z0-9_.-] */
 int tag_valid(const char *s);        /* OCI tag grammar */
@@ -195,9 +204,24 @@ int node_tag(const cJSON *node, const struct tag_override *ov, char *out, size_t
              char *row, size_t rowsz, struct tagfault *f);
 int node_unschedulable(const cJSON *node);
 /*
+ * What the upgrade scripts decide on, beside the tag (labels2tag -F): each
+ * value checked as the API server would have it, or the node is refused.
+ */
+struct node_facts {
+	char driver[64];   /* major.minor.rev from the driver labels, or "-" */
+	const char *state; /* the upgrade-state label, or "-" */
+	int skip;          /* the skip label is "true" (only that counts, as for the operator) */
+	int cordoned;      /* spec.unschedulable */
+	const char *ready; /* the Ready condition: "ready", "not-ready" or "unknown" */
+	int initial;       /* the initial-state annotation is "true": cordoned before the upgrade */
+};
+/* 0, or -1 with f saying which field is wrong (f->label the field's path). */
+int node_facts(const cJSON *node, struct node_facts *nf, struct tagfault *f);
+/*
  * Calls fn for each Node of a Node, NodeList or List document, by doc_each's
  * rules (hold what you print until end); want_spec keeps spec.unschedulable,
- * many reads kubectl get -w output.
+ * many reads documents back to back (kubectl get -w output), watch its
+ * watch events (--output-watch-events).
  */
 typedef void (*node_fn)(const struct item *node, void *arg);
 struct node_reader {
@@ -206,6 +230,8 @@ struct node_reader {
 	void *arg;
 	int want_spec, many;
 	int all_labels; /* keep every label, not only those gpudrv reads */
+	int want_facts; /* keep what node_facts reads */
+	int watch;      /* watch events are read (doc_reader.watch); else any is an error */
 };
 int nodes_read(const char *path, const struct node_reader *nr); /* as doc_each */
 

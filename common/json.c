@@ -505,6 +505,61 @@ jvalue(struct js *s)
 	}
 }
 
+static const char *
+skip_space(const char *p)
+{
+	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+		p++;
+	return p;
+}
+
+/*
+ * cJSON keeps a number as a double only, so 1.0 and 1e0 would read as the
+ * integer 1: each number item gets its literal, as written, in its
+ * valuestring (cJSON_Delete frees it, cJSON_Duplicate copies it), and
+ * access.c takes only an integer literal for an integer.  p is the text
+ * cJSON parsed into v, already checked by the scanner; the end of v's text
+ * is returned.  The recursion is as deep as the nesting (DEPTH_MAX).
+ */
+static const char *
+num_texts(cJSON *v, const char *p)
+{
+	const char *q;
+	cJSON *c;
+	int close;
+
+	p = skip_space(p);
+	switch (*p) {
+	case '{': case '[':
+		close = *p == '{' ? '}' : ']';
+		p = skip_space(p + 1);
+		for (c = v->child; *p != close; c = c->next) {
+			if (close == '}') {
+				p = num_texts(NULL, p);        /* the key */
+				p = skip_space(p) + 1;         /* ':' */
+			}
+			p = skip_space(num_texts(c, p));
+			if (*p == ',')
+				p = skip_space(p + 1);
+		}
+		return p + 1;
+	case '"':
+		for (p++; *p != '"'; p++)
+			if (*p == '\\')
+				p++;
+		return p + 1;
+	case 't': case 'n':
+		return p + 4;
+	case 'f':
+		return p + 5;
+	}
+	for (q = p; *q != '\0' && strchr("+-.0123456789eE", *q) != NULL; q++)
+		;
+	if (cJSON_IsNumber(v) && v->valuestring == NULL)
+		v->valuestring = xstrndup(p, (size_t)(q - p));
+	return q;
+}
+
 /* One value, checked, copied out and given to cJSON. */
 static cJSON *
 jcapture(struct js *s)
@@ -521,6 +576,7 @@ jcapture(struct js *s)
 	v = cJSON_ParseWithLengthOpts(s->cbuf, s->clen, NULL, 0);
 	if (v == NULL)
 		die("%s: JSON that cJSON does not read (line %zu)", s->r->name, s->line);
+	num_texts(v, s->cbuf);
 	json_dups(v, s->r->name);
 	return v;
 }
@@ -755,6 +811,7 @@ json_whole(const struct input *in, const struct scan *sc)
 			input_where(in, end != NULL ? (size_t)(end - in->data) : in->len, &line, &col);
 			die("%s:%zu:%zu: JSON that cJSON does not read", in->name, line, col);
 		}
+		num_texts(doc, start);
 		/* what is kept is checked for duplicates as it is kept */
 		if (sc->top == NULL)
 			json_dups(doc, in->name);

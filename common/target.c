@@ -177,13 +177,17 @@ targets_load(const char *path)
 {
 	struct targets *t = xmalloc(sizeof *t);
 	struct doc_reader dr = { kinds, lists, "a ClusterPolicy, an NVIDIADriver nor a list of them",
-		NULL, 1, 1, keys, one, end, NULL };
+		NULL, 1, 1, keys, one, end, NULL, 0, NULL };
 	size_t i, ndefault = 0;
 
 	memset(t, 0, sizeof *t);
 	t->where = xstrndup(path ? path : "<stdin>", strlen(path ? path : "<stdin>"));
 	dr.arg = t;
-	doc_each(path, &dr);
+	/* Lists back to back, never watch events (an ERROR or a BOOKMARK where
+	 * the objects were asked for dies, naming it); a status that is not
+	 * clean is the reader's, which has said why. */
+	if (doc_each(path, &dr) != EXIT_CLEAN)
+		exit(EXIT_TROUBLE);
 	if (t->policy == NULL && t->gpucluster == NULL)
 		die("%s: neither a ClusterPolicy nor a GPUCluster: the GPU Operator labels no "
 		    "node and deploys no driver (-b names the version to check)", t->where);

@@ -86,9 +86,12 @@ float_ok(const char *s)
 	return *s == '\0';
 }
 
-/* Go's strconv.ParseInt(s, 0, 64), or ParseUint: 0x, 0o, 0b, a leading 0 octal. */
+/*
+ * Go's strconv.ParseInt(s, 0, 64), or ParseUint: 0x, 0o, 0b, a leading 0
+ * octal.  dec: the value in decimal, as JSON would write it.
+ */
 static int
-int_ok(const char *s, double *v)
+int_ok(const char *s, double *v, char *dec, size_t decsz)
 {
 	const char *p = s, *digits = "0123456789";
 	int base = 10, neg = 0;
@@ -112,14 +115,20 @@ int_ok(const char *s, double *v)
 	if (errno != 0 || (neg && u > 9223372036854775808ULL))
 		return 0;
 	*v = neg ? -(double)u : (double)u;
+	snprintf(dec, decsz, "%s%llu", neg && u > 0 ? "-" : "", u);
 	return 1;
 }
 
-/* A plain, untagged scalar: null, boolean, number or string, as go-yaml v2 resolves it. */
+/*
+ * A plain, untagged scalar: null, boolean, number or string, as go-yaml v2
+ * resolves it.  A number keeps its literal in valuestring as json.c's do
+ * (an integer in decimal, a float as written), so that 1.0 and 1e0 are no
+ * more an integer here than in JSON.
+ */
 static cJSON *
-resolve_plain(const struct ybuild *b, const yaml_event_t *ev, const char *s)
+resolve_plain(const struct ybuild *b, const yaml_event_t *ev, const char *s, int keep)
 {
-	char *plain, *o;
+	char *plain, *o, dec[32];
 	const char *i;
 	double v;
 	cJSON *num = NULL;
@@ -134,6 +143,8 @@ resolve_plain(const struct ybuild *b, const yaml_event_t *ev, const char *s)
 		ydie(b, &ev->start_mark, "YAML infinity or NaN: JSON has no such number");
 	if (strcmp(s, "<<") == 0)
 		ydie(b, &ev->start_mark, "YAML merge keys are not accepted (kubectl never writes them)");
+	if (!keep)
+		return NULL; /* checked, and nobody reads it */
 	if (strchr("+-.0123456789", s[0]) == NULL)
 		return cJSON_CreateString(s);
 	/* go-yaml drops underscores from numbers: 1_000 is 1000. */
@@ -142,10 +153,14 @@ resolve_plain(const struct ybuild *b, const yaml_event_t *ev, const char *s)
 		if (*i != '_')
 			*o++ = *i;
 	*o = '\0';
-	if (s[0] != '.' && int_ok(plain, &v))
+	if (s[0] != '.' && int_ok(plain, &v, dec, sizeof dec)) {
 		num = cJSON_CreateNumber(v);
-	else if (float_ok(plain))
+		num->valuestring = xstrndup(dec, strlen(dec));
+	} else if (float_ok(plain)) {
 		num = cJSON_CreateNumber(strtod(plain, NULL));
+		num->valuestring = plain;
+		plain = NULL;
+	}
 	free(plain);
 	return num != NULL ? num : cJSON_CreateString(s);
 }
@@ -154,10 +169,11 @@ resolve_plain(const struct ybuild *b, const yaml_event_t *ev, const char *s)
  * The one rule for a scalar: quoted, block (| >) and !!str scalars are
  * strings; !!int, !!float, !!bool and !!null must be what they say; a plain
  * untagged scalar resolves as YAML 1.1 does (yes/no/on/off are booleans);
- * any other tag is refused.
+ * any other tag is refused.  keep 0: only checked, and a string not copied
+ * (NULL; a value nobody reads may be large): what is returned is the caller's.
  */
 static cJSON *
-yscalar(const struct ybuild *b, const yaml_event_t *ev)
+yscalar(const struct ybuild *b, const yaml_event_t *ev, int keep)
 {
 	const char *v = (const char *)ev->data.scalar.value;
 	const char *tag = (const char *)ev->data.scalar.tag;
@@ -166,20 +182,23 @@ yscalar(const struct ybuild *b, const yaml_event_t *ev)
 
 	if (memchr(v, '\0', ev->data.scalar.length) != NULL)
 		ydie(b, &ev->start_mark, "NUL byte in a YAML scalar");
-	if (tag == NULL)
-		return ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE ?
-		    resolve_plain(b, ev, v) : cJSON_CreateString(v);
-	if (strcmp(tag, "!") == 0 || strcmp(tag, YTAG "str") == 0)
-		return cJSON_CreateString(v);
+	if (tag == NULL && ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE)
+		return resolve_plain(b, ev, v, keep);
+	if (tag == NULL || strcmp(tag, "!") == 0 || strcmp(tag, YTAG "str") == 0)
+		return keep ? cJSON_CreateString(v) : NULL;
 	if (strcmp(tag, YTAG "int") == 0 || strcmp(tag, YTAG "float") == 0 ||
 	    strcmp(tag, YTAG "bool") == 0 || strcmp(tag, YTAG "null") == 0) {
-		r = resolve_plain(b, ev, v);
+		r = resolve_plain(b, ev, v, 1);
 		if ((tag[sizeof YTAG - 1] == 'i' && cJSON_IsNumber(r) &&
 		    r->valuedouble == (double)(long long)r->valuedouble) ||
 		    (tag[sizeof YTAG - 1] == 'f' && cJSON_IsNumber(r)) ||
 		    (tag[sizeof YTAG - 1] == 'b' && cJSON_IsBool(r)) ||
-		    (tag[sizeof YTAG - 1] == 'n' && cJSON_IsNull(r)))
-			return r;
+		    (tag[sizeof YTAG - 1] == 'n' && cJSON_IsNull(r))) {
+			if (keep)
+				return r;
+			cJSON_Delete(r);
+			return NULL;
+		}
 		cJSON_Delete(r);
 		snprintf(what, sizeof what, "%s is not a !!%s", qstr(v), tag + sizeof YTAG - 1);
 		ydie(b, &ev->start_mark, what);
@@ -284,7 +303,7 @@ yfeed(struct ybuild *b, const yaml_event_t *ev)
 		b->key[b->depth] = NULL;
 		break;
 	case YAML_SCALAR_EVENT:
-		attach(b, yscalar(b, ev), ev);
+		attach(b, yscalar(b, ev, 1), ev);
 		break;
 	case YAML_ALIAS_EVENT:
 		ydie(b, &ev->start_mark, "YAML aliases are not accepted (kubectl never writes them)");
@@ -331,6 +350,60 @@ yroot(struct ydocs *d, const struct ybuild *b, const yaml_event_t *ev, int depth
 	return 1;
 }
 
+/*
+ * libyaml hands over a scalar only once it has read it whole, into memory
+ * of its own that doubles as it grows: no event comes before, so no way to
+ * skip it as it goes, and a 200 MB value nobody reads would cost 256 MiB.
+ * So the input is fed to it by yin, which counts what it fed since the last
+ * event: more than YAML_GAP_MAX bytes without one is a scalar (or comment)
+ * no kubectl output holds (the API server stores no object over 1.5 MiB),
+ * and an error, which keeps memory bounded whatever the input.  Both ways
+ * (streamed, whole) read through it, so they say the same.
+ */
+#define YAML_GAP_MAX (8 << 20)
+
+struct yin {
+	struct reader *r;      /* streamed; or NULL and: */
+	const char *data;      /* the whole input */
+	size_t len, pos;
+	const char *name;
+	size_t fed, at_event;  /* bytes fed in all, and when the last event came */
+	yaml_mark_t last;      /* where the last event ended */
+};
+
+static int
+yread(void *data, unsigned char *buf, size_t size, size_t *got)
+{
+	struct yin *in = data;
+	struct reader *r = in->r;
+
+	if (in->fed - in->at_event > YAML_GAP_MAX)
+		die("%s:%zu:%zu: a YAML scalar or comment after this point runs over %d MiB: "
+		    "not kubectl output (the API server keeps no object over 1.5 MiB)", in->name,
+		    in->last.line + 1, in->last.column + 1, YAML_GAP_MAX >> 20);
+	if (r != NULL) {
+		if (r->pos == r->len)
+			reader_next(r);
+		*got = r->len - r->pos < size ? r->len - r->pos : size;
+		memcpy(buf, r->buf + r->pos, *got);
+		r->pos += *got;
+	} else {
+		*got = in->len - in->pos < size ? in->len - in->pos : size;
+		memcpy(buf, in->data + in->pos, *got);
+		in->pos += *got;
+	}
+	in->fed += *got;
+	return 1;
+}
+
+/* After each event: its end, and what was fed until then. */
+static void
+yevent(struct yin *in, const yaml_event_t *ev)
+{
+	in->at_event = in->fed;
+	in->last = ev->end_mark;
+}
+
 void
 yaml_whole(const struct input *in, const struct scan *sc)
 {
@@ -338,17 +411,23 @@ yaml_whole(const struct input *in, const struct scan *sc)
 	yaml_event_t ev;
 	struct ybuild b;
 	struct ydocs d = { 0, sc->many, 0, { 0, 0, 0 } };
+	struct yin yi;
 	int done = 0;
 
+	memset(&yi, 0, sizeof yi);
+	yi.data = in->data;
+	yi.len = in->len;
+	yi.name = in->name;
 	memset(&b, 0, sizeof b);
 	b.in_name = in->name;
 	b.max = DEPTH_MAX;
 	if (!yaml_parser_initialize(&p))
 		die("out of memory");
-	yaml_parser_set_input_string(&p, (const unsigned char *)in->data, in->len);
+	yaml_parser_set_input(&p, yread, &yi);
 	while (!done) {
 		if (!yaml_parser_parse(&p, &ev))
 			ymalformed(&p, in->name, in->len, 1);
+		yevent(&yi, &ev);
 		if (ev.type == YAML_STREAM_END_EVENT)
 			done = 1;
 		yroot(&d, &b, &ev, b.depth);
@@ -520,7 +599,7 @@ ystep(struct ystream *y, const yaml_event_t *ev)
 				ydie(&y->cap, &ev->start_mark, "YAML nested too deep");
 			ydie(&y->cap, &ev->start_mark, "mapping key is not a string");
 		}
-		v = yscalar(&y->cap, ev);
+		v = yscalar(&y->cap, ev, 1);
 		if (!cJSON_IsString(v)) {
 			cJSON_Delete(v);
 			ydie(&y->cap, &ev->start_mark, "mapping key is not a string");
@@ -536,7 +615,7 @@ ystep(struct ystream *y, const yaml_event_t *ev)
 		if (coll && y->n >= DEPTH_MAX)
 			ydie(&y->cap, &ev->start_mark, "YAML nested too deep");
 		if (!coll)
-			cJSON_Delete(yscalar(&y->cap, ev));
+			cJSON_Delete(yscalar(&y->cap, ev, 0));
 		ydie(&y->cap, &ev->start_mark, "duplicate mapping key");
 	}
 	if (f != NULL && !f->map)
@@ -561,22 +640,9 @@ ystep(struct ystream *y, const yaml_event_t *ev)
 	} else if (coll) {
 		ypush(y, Y_SKIP, NULL, ev);
 	} else {
-		cJSON_Delete(yscalar(&y->cap, ev));
+		cJSON_Delete(yscalar(&y->cap, ev, 0)); /* checked; a string not even copied */
 		ydone(y);
 	}
-}
-
-static int
-yread(void *data, unsigned char *buf, size_t size, size_t *got)
-{
-	struct reader *r = data;
-
-	if (r->pos == r->len)
-		reader_next(r);
-	*got = r->len - r->pos < size ? r->len - r->pos : size;
-	memcpy(buf, r->buf + r->pos, *got);
-	r->pos += *got;
-	return 1;
 }
 
 void
@@ -586,17 +652,22 @@ yaml_stream(struct reader *r, const struct scan *sc)
 	yaml_event_t ev;
 	struct ystream *y = xmalloc(sizeof *y);
 	struct ydocs d = { 0, sc->many, 0, { 0, 0, 0 } };
+	struct yin yi;
 	int done = 0;
 
+	memset(&yi, 0, sizeof yi);
+	yi.r = r;
+	yi.name = r->name;
 	memset(y, 0, sizeof *y);
 	y->sc = sc;
 	y->cap.in_name = r->name;
 	if (!yaml_parser_initialize(&p))
 		die("out of memory");
-	yaml_parser_set_input(&p, yread, r);
+	yaml_parser_set_input(&p, yread, &yi);
 	while (!done) {
 		if (!yaml_parser_parse(&p, &ev))
 			ymalformed(&p, r->name, r->off + r->len, r->eof);
+		yevent(&yi, &ev);
 		if (ev.type == YAML_STREAM_END_EVENT)
 			done = 1;
 		yroot(&d, &y->cap, &ev, y->n + y->capturing);

@@ -56,6 +56,59 @@ t_out "-s: '-' for no upgrade state" \
 t_run labels2tag -s -u "$DATA/bad-nodes.json"
 t_rc 2 "-s -u with broken nodes"
 t_grep "-s -u puts UNKNOWN in the tag's place" out '^no-major UNKNOWN - schedulable$'
+# -s acts on the state and the cordon: a value the API server would not
+# hold is an error naming it, never "-" or "schedulable".
+sed 's/"nvidia.com\/gpu.present": "true"/"nvidia.com\/gpu-driver-upgrade-state": "drain required!", &/' \
+	"$DATA/node-1.json" >badstate.json
+t_run labels2tag -s badstate.json
+t_rc 2 "-s: a state label that is not a label value"
+t_err "names the node, the label and the value" \
+	'labels2tag: node lab-node-1: nvidia.com/gpu-driver-upgrade-state "drain required!" is not a valid label value (at most 63 of [A-Za-z0-9_.-], a letter or digit at each end)'
+t_out "and prints no line for it"
+sed 's/"podCIDR":/"unschedulable": "true", &/' "$DATA/node-1.json" >strcordon.json
+t_run labels2tag -s strcordon.json
+t_rc 2 '-s: spec.unschedulable "true", a string'
+t_err "names the field and the value" \
+	'labels2tag: node lab-node-1: spec.unschedulable "true" is a string, not a boolean'
+
+# -F: the facts the scripts decide on, one record a node: name, tag, driver,
+# upgrade state, skip, cordon, ready, initial (all from one read).
+t_run labels2tag -F -b 550 "$DATA/lab-nodes.json"
+t_rc 0 "-F on the lab nodes"
+t_out "-F: one record a node" \
+	"lab-node-0 550-5.15.0-119-generic-ubuntu22.04 550.90.07 - - schedulable ready -" \
+	"lab-node-1 550-5.15.0-107-generic-ubuntu22.04 535.183.06 - - schedulable ready -" \
+	"lab-node-2 550-6.8.0-45-generic-ubuntu24.04 550.90.07 - - schedulable ready -"
+sed -e 's/"nvidia.com\/gpu.present": "true"/"nvidia.com\/gpu-driver-upgrade-state": "drain-required", "nvidia.com\/gpu-driver-upgrade.skip": "true", &/' \
+	-e 's/"podCIDR":/"unschedulable": true, &/' \
+	-e 's/"annotations": {/&"nvidia.com\/gpu-driver-upgrade.node-initial-state.unschedulable": "true", /' \
+	-e 's/"status": "True",/"status": "False",/' "$DATA/node-1.json" >facts.json
+t_run labels2tag -F facts.json
+t_out "-F: state, skip, cordon, not ready, cordoned before the upgrade" \
+	"lab-node-1 535-5.15.0-107-generic-ubuntu22.04 535.183.06 drain-required skip cordoned not-ready was-cordoned"
+t_run labels2tag -F -c -b 550 "$DATA/node-1.json"
+t_out "-F -c: the matrix row in the tag's place" \
+	"lab-node-1 550,5.15.0-107-generic,ubuntu22.04 535.183.06 - - schedulable ready -"
+t_run labels2tag -F "$DATA/bad-nodes.json"
+t_rc 0 "-F: a node whose labels give no tag is a record, not an error"
+t_grep "-F: UNKNOWN:fault:label in the tag's place" out \
+	'^empty-kernel UNKNOWN:empty:feature.node.kubernetes.io/kernel-version.full 550.90.07 - - schedulable ready -$'
+t_grep "-F: a driver label that is not digits is '-'" out '^alpha-branch UNKNOWN:invalid:nvidia.com/cuda.driver.major - - - schedulable ready -$'
+t_run labels2tag -F -b 550 "$DATA/lab-nodes.yaml"
+t_out "-F: YAML the same" \
+	"lab-node-0 550-5.15.0-119-generic-ubuntu22.04 550.90.07 - - schedulable ready -" \
+	"lab-node-1 550-5.15.0-107-generic-ubuntu22.04 535.183.06 - - schedulable ready -" \
+	"lab-node-2 550-6.8.0-45-generic-ubuntu24.04 550.90.07 - - schedulable ready -"
+t_run labels2tag -F badstate.json
+t_rc 2 "-F: a state label that is not a label value"
+t_run labels2tag -F strcordon.json
+t_rc 2 "-F: a string for spec.unschedulable"
+printf '' >empty.json
+t_run labels2tag -F empty.json
+t_rc 2 "-F: an empty answer is no list"
+t_out "and prints nothing"
+t_run labels2tag -F -s "$DATA/node-1.json"
+t_rc 2 "-F with -s: a usage error"
 
 t_run labels2tag "$DATA/rhel-nodes.json"
 t_rc 0 "RHEL, Rocky and RHCOS nodes"
@@ -159,7 +212,7 @@ t_err "are refused with their place" \
 # Usage.
 t_run labels2tag -x
 t_rc 2 "an unknown option"
-t_err "says which option, then the usage line" "labels2tag: unknown option -x" 'usage: labels2tag [-cnNsuw] [-b version | -t targets] [-k kernel] [file]'
+t_err "says which option, then the usage line" "labels2tag: unknown option -x" 'usage: labels2tag [-cFnNsuw] [-b version | -t targets] [-k kernel] [file]'
 t_run labels2tag -h
 t_rc 0 "-h"
 t_grep "-h prints the usage on stdout" out '^usage: labels2tag'

@@ -96,7 +96,19 @@ event ADDED a.json >one-event.json
 t_run labels2tag one-event.json
 t_rc 2 "a single watch event without -w"
 t_err "is named as one" \
-	"labels2tag: one-event.json: a watch event (kubectl get -w --output-watch-events), not a Node nor a list of Nodes"
+	"labels2tag: one-event.json: a watch event (ADDED), not a Node nor a list of Nodes"
+# A reader that did not ask for events (no -w) is blind to the list it wanted
+# whatever the event: an ERROR or a BOOKMARK is no list, and no "nothing there".
+printf '{"type": "ERROR", "object": {"kind": "Status", "apiVersion": "v1", "status": "Failure", "message": "too old resource version: 1 (2)", "reason": "Expired", "code": 410}}\n' >one-error.json
+t_run labels2tag one-error.json
+t_rc 2 "an ERROR event without -w"
+t_out "prints nothing"
+t_err "names the event and what the server said" \
+	'labels2tag: one-error.json: a watch event (ERROR: "too old resource version: 1 (2)"), not a Node nor a list of Nodes'
+t_run labels2tag bookmark.json
+t_rc 2 "a BOOKMARK event without -w"
+t_out "prints nothing either"
+t_err "is named" "labels2tag: bookmark.json: a watch event (BOOKMARK), not a Node nor a list of Nodes"
 printf '{"type": "ADDED", "object": {"kind": "Pod", "metadata": {"name": "p"}}}\n' >podev.json
 t_run labels2tag -w podev.json
 t_rc 2 "-w: an event of a Pod"

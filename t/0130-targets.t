@@ -307,4 +307,19 @@ t_run matrix-grep -m "$ROOT/lab/support-matrix.csv" badskip.txt
 t_rc 2 "a SKIP line with an unknown reason"
 t_err "is not a line matrix-grep reads" "matrix-grep: badskip.txt:1: not a '<node> <tag>' line: \"a SKIP whatever:x\""
 
+
+# -t reads lists, never watch events (issue 19): an ERROR where the
+# NVIDIADrivers were asked for, or a BOOKMARK, is exit 2, not "no driver
+# object" (every node SKIP, then OK).
+{ cat policy.json; printf '{"type": "ERROR", "object": {"kind": "Status", "apiVersion": "v1", "status": "Failure", "message": "too old resource version: 1 (2)", "reason": "Expired", "code": 410}}\n'; } >errev.json
+t_run labels2tag -t errev.json "$DATA/lab-nodes.json"
+t_rc 2 "-t: a ClusterPolicy list, then a watch ERROR event"
+t_out "prints nothing"
+t_err "names the file, the event and the server's message" \
+	'labels2tag: errev.json: a watch event (ERROR: "too old resource version: 1 (2)"), not a ClusterPolicy, an NVIDIADriver nor a list of them'
+{ cat policy.json; printf '{"type": "BOOKMARK", "object": {"kind": "NVIDIADriver", "metadata": {"resourceVersion": "7"}}}\n'; } >bmkev.json
+t_run labels2tag -t bmkev.json "$DATA/lab-nodes.json"
+t_rc 2 "-t: a BOOKMARK event"
+t_out "prints nothing either"
+t_err "is named" 'labels2tag: bmkev.json: a watch event (BOOKMARK), not a ClusterPolicy, an NVIDIADriver nor a list of them'
 t_done

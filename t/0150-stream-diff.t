@@ -256,6 +256,14 @@ pj "{\"kind\": \"PodDisruptionBudgetList\", \"items\": [$PDB]}{\"kind\": \"PodLi
 pj "{\"kind\": \"PodList\", \"items\": [$POD]} {\"items\": [$PDB]}" "a pod list, then a list without kind"
 printf 'kind: PodList\nitems: []\n---\nkind: PodDisruptionBudgetList\nitems: []\n' >doc.yaml
 same "pdb-check: two YAML lists" gpu-node-7 doc.yaml
+# Issue 19: the lists proven whole, watch events refused, integers as written.
+pj "{\"kind\": \"PodDisruptionBudgetList\", \"items\": [$PDB]}{\"type\": \"ERROR\", \"object\": {\"kind\": \"Status\", \"message\": \"gone\", \"code\": 410}}" "budgets, then an ERROR event"
+pj "{\"type\": \"BOOKMARK\", \"object\": {\"kind\": \"Pod\"}}{\"kind\": \"PodList\", \"items\": [$POD]}" "a BOOKMARK, then pods"
+for v in 1.0 1e0 -1 10E-1 0 2147483648; do
+	pj "{\"kind\": \"List\", \"items\": [$(printf '%s' "$PDB" | sed "s/\"disruptionsAllowed\": 0/\"disruptionsAllowed\": $v/"), $POD]}" "disruptionsAllowed $v"
+	printf 'kind: List\nitems:\n- kind: PodDisruptionBudget\n  metadata: {name: b, namespace: ns}\n  spec: {minAvailable: 1, selector: {matchLabels: {app: a}}}\n  status: {observedGeneration: 0, currentHealthy: 1, desiredHealthy: 1, expectedPods: 1, disruptionsAllowed: %s}\n' "$v" >doc.yaml
+	same "pdb-check: YAML disruptionsAllowed $v" gpu-node-7 doc.yaml
+done
 unset CMD
 
 t_done

@@ -293,5 +293,90 @@ t_out "the same" \
 printf '{"type": "ADDED", "object": {"kind": "Pod", "metadata": {"name": "p", "namespace": "n"}}}\n' >ev.json
 t_run pdb-check gpu-node-7 ev.json
 t_rc 2 "a watch event"
-t_err "is not a list" "pdb-check: ev.json: a watch event (ADDED): pdb-check reads lists, not kubectl get -w"
+t_err "is not a list" "pdb-check: ev.json: a watch event (ADDED), not a List of PodDisruptionBudgets and Pods; use kubectl get pdb,pods -A -o json"
+
+# Never blind (issue 19): the verdict needs both lists, proven whole.  A GET
+# that answers exit 0 with an empty body leaves its list out, and a watch
+# event where a list was asked for (an ERROR, a BOOKMARK) is no list at all:
+# each is exit 2, never OK, never BLOCKS, whatever else was read.
+ERR='{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old resource version: 1 (2)","reason":"Expired","code":410}}'
+BMK='{"type":"BOOKMARK","object":{"kind":"Pod","apiVersion":"v1","metadata":{"resourceVersion":"12345"}}}'
+OKPDBL=$(printf '%s' "$PDBL" | sed 's/"disruptionsAllowed":0/"disruptionsAllowed":1/; s/"currentHealthy":1/"currentHealthy":2/; s/"expectedPods":1/"expectedPods":2/')
+printf '%s' "$PDBL" >budgets-only.json
+for a in gpu-node-7 -a; do
+	t_run pdb-check $a budgets-only.json
+	t_rc 2 "pdb-check $a: the budgets, and an empty answer for the pods"
+	t_out "pdb-check $a: prints nothing, never OK"
+	t_err "pdb-check $a: says the pods were not read" \
+		"pdb-check: no PodList in budgets-only.json: the pods were not read; nothing can be said of the drain"
+done
+printf '%s' "$PODL" >pods-only.json
+t_run pdb-check gpu-node-7 pods-only.json
+t_rc 2 "the pods, and an empty answer for the budgets"
+t_out "prints nothing, never OK nor a verdict"
+t_err "says the budgets were not read" \
+	"pdb-check: no PodDisruptionBudgetList in pods-only.json: the budgets were not read; nothing can be said of the drain"
+printf '%s\n%s\n' "$OKPDBL" "$PODL" >room.json
+t_run pdb-check gpu-node-7 room.json
+t_rc 0 "both lists, a budget with room"
+t_out "OK" "OK"
+printf '%s\n%s\n' "$OKPDBL" "$ERR" >err-ev.json
+t_run pdb-check gpu-node-7 err-ev.json
+t_rc 2 "the budgets, then a watch ERROR event where the pods were asked for"
+t_out "prints nothing, not OK"
+t_err "names the file, the event and what the server said" \
+	'pdb-check: err-ev.json: a watch event (ERROR: "too old resource version: 1 (2)"), not a List of PodDisruptionBudgets and Pods; use kubectl get pdb,pods -A -o json'
+printf '%s\n%s\n%s\n' "$OKPDBL" "$BMK" "$PODL" >bmk-ev.json
+for a in gpu-node-7 -a; do
+	t_run pdb-check $a bmk-ev.json
+	t_rc 2 "pdb-check $a: a BOOKMARK event between the lists"
+	t_out "pdb-check $a: prints nothing"
+	t_err "pdb-check $a: is no list either" \
+		"pdb-check: bmk-ev.json: a watch event (BOOKMARK), not a List of PodDisruptionBudgets and Pods; use kubectl get pdb,pods -A -o json"
+done
+printf '%s\n%s\n' "$ERR" "$PODL" >err-first.json
+t_run pdb-check -a <err-first.json
+t_rc 2 "-a: an ERROR event where the budgets were asked for, on standard input"
+t_err "is named" \
+	'pdb-check: <stdin>: a watch event (ERROR: "too old resource version: 1 (2)"), not a List of PodDisruptionBudgets and Pods; use kubectl get pdb,pods -A -o json'
+printf 'kind: PodDisruptionBudgetList\napiVersion: policy/v1\nitems: []\n' >budgets-only.yaml
+t_run pdb-check gpu-node-7 budgets-only.yaml
+t_rc 2 "YAML: a budget list alone"
+t_err "is refused the same way" \
+	"pdb-check: no PodList in budgets-only.yaml: the pods were not read; nothing can be said of the drain"
+
+# Kubernetes int32 fields are JSON integers: written with a fraction or an
+# exponent, a number is not one, whatever its value; and the API server
+# never has a negative count.  Each is exit 2 naming the budget, the field
+# and the value, in JSON and in YAML, streamed or whole.
+bad_count() { # FIELD FROM TO DESC
+	for w in 0 1; do
+		sed "s/\"$1\": $2,/\"$1\": $3,/" "$DATA/pdb-lab.json" >n.json
+		GPUDRV_WHOLE_TREE=$w t_run pdb-check lab-node-1 n.json
+		t_rc 2 "$4 (JSON, GPUDRV_WHOLE_TREE=$w)"
+		t_out "$4: prints nothing (JSON, GPUDRV_WHOLE_TREE=$w)"
+		t_err "$4: names the budget, the field and the value (JSON, GPUDRV_WHOLE_TREE=$w)" "$5"
+		sed "s/ $1: $2\$/ $1: $3/" "$DATA/pdb-lab.yaml" >n.yaml
+		GPUDRV_WHOLE_TREE=$w t_run pdb-check lab-node-1 n.yaml
+		t_rc 2 "$4 (YAML, GPUDRV_WHOLE_TREE=$w)"
+		t_err "$4: the same message (YAML, GPUDRV_WHOLE_TREE=$w)" "$(printf '%s' "$5" | sed 's/n\.json/n.yaml/')"
+	done
+}
+W='pdb-check: n.json: item 0: PodDisruptionBudget gpu-drv/trainer-pdb: status'
+bad_count disruptionsAllowed 0 1.0 "disruptionsAllowed 1.0" "$W.disruptionsAllowed is 1.0, not a 32-bit integer"
+bad_count disruptionsAllowed 0 1e0 "disruptionsAllowed 1e0" "$W.disruptionsAllowed is 1e0, not a 32-bit integer"
+bad_count disruptionsAllowed 0 -1 "a negative disruptionsAllowed" "$W.disruptionsAllowed is -1: a count is never negative"
+bad_count currentHealthy 4 -4 "a negative currentHealthy" "$W.currentHealthy is -4: a count is never negative"
+bad_count desiredHealthy 4 -1 "a negative desiredHealthy" "$W.desiredHealthy is -1: a count is never negative"
+bad_count expectedPods 4 -4 "a negative expectedPods" "$W.expectedPods is -4: a count is never negative"
+bad_count currentHealthy 4 4.0 "currentHealthy 4.0" "$W.currentHealthy is 4.0, not a 32-bit integer"
+sed 's/"minAvailable": 4,/"minAvailable": 4E0,/' "$DATA/pdb-lab.json" >n.json
+t_run pdb-check lab-node-1 n.json
+t_rc 2 "minAvailable 4E0"
+t_err "is no integer either" \
+	'pdb-check: n.json: item 0: PodDisruptionBudget gpu-drv/trainer-pdb: spec.minAvailable is 4E0, not a 32-bit integer'
+sed 's/ minAvailable: 4$/ minAvailable: 0x4/' "$DATA/pdb-lab.yaml" >n.yaml
+t_run pdb-check lab-node-1 n.yaml
+t_rc 1 "YAML: minAvailable 0x4, an integer as go-yaml reads one"
+t_grep "reads as 4" out " minAvailable=4 "
 t_done

@@ -78,4 +78,54 @@ t_out "prints nothing"
 t_run report-fmt -m "$M" lab-node-1
 t_rc 2 "no -a"
 t_err "prints the usage" "usage: report-fmt -a audit -m matrix node [nodes]"
+
+# SKEW is the number of GPU nodes whose image is missing (issue 19): a node
+# is one node however often a line names it, and an audit of no GPU node
+# says nothing of a fleet that has some.
+printf '%s\n' "lab-node-2 MISSING 550-6.8.0-45-generic-ubuntu24.04" "lab-node-0 MISSING 550-5.15.0-119-generic-ubuntu22.04" \
+	"lab-node-2 MISSING 550-6.8.0-45-generic-ubuntu24.04" >audit.dup
+t_run report-fmt -a audit.dup -m "$M" lab-node-1 "$DATA/lab-nodes.json"
+t_rc 0 "a MISSING line given twice"
+t_out "counts its node once" \
+	NODES=3 SKEW=2 LAB_NODE_1_TAG=535-5.15.0-107-generic-ubuntu22.04 MATRIX_ROWS=3 UPGRADE_STATE=-
+t_err "nothing on stderr"
+printf '%s\n' "lab-node-2 MISSING 550-6.8.0-45-generic-ubuntu24.04" "lab-node-2 MISSING 570-6.8.0-45-generic-ubuntu24.04" >audit.two
+t_run report-fmt -a audit.two -m "$M" lab-node-1 "$DATA/lab-nodes.json"
+t_rc 2 "two MISSING lines for one node that disagree"
+t_out "prints nothing"
+t_err "names the node and both lines" \
+	'report-fmt: audit.two:2: node "lab-node-2" again, as MISSING "570-6.8.0-45-generic-ubuntu24.04", where line 1 said otherwise: not one drv-audit.sh output'
+printf '%s\n' "lab-node-2 SKIP not-precompiled:nvidiadriver/noble" "lab-node-2 MISSING 550-6.8.0-45-generic-ubuntu24.04" >audit.skipmiss
+t_run report-fmt -a audit.skipmiss -m "$M" lab-node-1 "$DATA/lab-nodes.json"
+t_rc 2 "a node both SKIP and MISSING"
+t_err "is a contradiction too" \
+	'report-fmt: audit.skipmiss:2: node "lab-node-2" again, as MISSING "550-6.8.0-45-generic-ubuntu24.04", where line 1 said otherwise: not one drv-audit.sh output'
+printf '%s\n' OK OK >audit.okok
+t_run report-fmt -a audit.okok -m "$M" lab-node-1 "$DATA/lab-nodes.json"
+t_rc 0 "OK twice (the same line again)"
+t_grep "is OK once" out '^SKEW=0$'
+
+echo NONE >audit.none
+t_run report-fmt -a audit.none -m "$M" lab-node-1 "$DATA/lab-nodes.json"
+t_rc 2 "an audit that saw no GPU node, a node list of 3 GPU nodes"
+t_out "prints nothing, no SKEW=0"
+t_err "names both" \
+	"report-fmt: audit.none says NONE (no GPU node) but $DATA/lab-nodes.json has 3 GPU nodes: the audit is not of this fleet; run drv-audit.sh again"
+sed 's/"nvidia.com\/gpu.present": "true"/"nvidia.com\/gpu.present": "false"/' "$DATA/node-1.json" >cpu.json
+t_run report-fmt -a audit.none -m "$M" lab-node-1 cpu.json
+t_rc 0 "NONE, and a node list of no GPU node"
+t_out "agree: no skew" \
+	NODES=0 SKEW=0 LAB_NODE_1_TAG=535-5.15.0-107-generic-ubuntu22.04 MATRIX_ROWS=3 UPGRADE_STATE=-
+t_run report-fmt -a audit.ok -m "$M" lab-node-1 cpu.json
+t_rc 2 "OK, and a node list of no GPU node"
+t_err "names both" \
+	"report-fmt: audit.ok is an audit of GPU nodes but cpu.json has none (no node labelled nvidia.com/gpu.present=true): the audit is not of this fleet; run drv-audit.sh again"
+
+# A node list that is a watch event, an ERROR one above all, is no node list.
+printf '{"type": "ERROR", "object": {"kind": "Status", "apiVersion": "v1", "status": "Failure", "message": "too old resource version: 1 (2)", "reason": "Expired", "code": 410}}\n' >error.json
+t_run report-fmt -a audit.ok -m "$M" lab-node-1 error.json
+t_rc 2 "an ERROR event for the node list"
+t_out "prints nothing"
+t_err "names the file and the event" \
+	'report-fmt: error.json: a watch event (ERROR: "too old resource version: 1 (2)"), not a Node nor a list of Nodes'
 t_done

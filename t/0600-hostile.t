@@ -76,6 +76,40 @@ t_err "says it is not kubectl output, with the line" \
 t_small "in bounded memory (under 48 MiB)" 48
 rm -f big.json
 
+# A YAML value nobody reads (issue 19): libyaml holds a scalar whole before
+# it hands it over, so one that large is refused rather than kept.  6 MiB
+# (more than any Kubernetes object holds) is read, and not copied; 64 MB is
+# an error naming where it starts, in bounded memory.
+# ynode BYTES: a Node whose annotation x is BYTES bytes of 'a'.
+ynode() {
+	printf 'apiVersion: v1\nkind: Node\nmetadata:\n  name: big\n  annotations:\n    x: '
+	head -c "$1" /dev/zero | tr '\0' 'a'
+	printf '\n  labels:\n    nvidia.com/gpu.present: "true"\n    nvidia.com/cuda.driver.major: "550"\n'
+	printf '    feature.node.kubernetes.io/kernel-version.full: 5.15.0-107-generic\n'
+	printf '    feature.node.kubernetes.io/system-os_release.ID: ubuntu\n'
+	printf '    feature.node.kubernetes.io/system-os_release.VERSION_ID: "22.04"\n'
+}
+ynode 6291456 >big6.yaml
+t_rss labels2tag big6.yaml
+t_rc 0 "YAML: a 6 MiB annotation nobody reads"
+t_out "the tag all the same" "550-5.15.0-107-generic-ubuntu22.04"
+t_small "the value is not copied (under 14 MiB)" 14
+for w in 0 1; do
+	ynode 67108864 >big.yaml
+	GPUDRV_WHOLE_TREE=$w t_rss labels2tag big.yaml
+	t_rc 2 "YAML: a 64 MB annotation nobody reads (GPUDRV_WHOLE_TREE=$w)"
+	t_out "prints nothing (GPUDRV_WHOLE_TREE=$w)"
+	t_err "says it is not kubectl output, and where (GPUDRV_WHOLE_TREE=$w)" \
+		"labels2tag: big.yaml:6:6: a YAML scalar or comment after this point runs over 8 MiB: not kubectl output (the API server keeps no object over 1.5 MiB)"
+done
+GPUDRV_WHOLE_TREE=0 t_rss labels2tag big.yaml
+t_small "streamed, in bounded memory (under 24 MiB)" 24
+t_rss pdb-check -a big.yaml
+t_rc 2 "pdb-check: the same 64 MB value"
+t_grep "the same error" err '^pdb-check: big.yaml:6:6: a YAML scalar or comment after this point runs over 8 MiB'
+t_small "in bounded memory (under 24 MiB)" 24
+rm -f big.yaml big6.yaml
+
 # Nested 100,000 deep.
 { head -c 100000 /dev/zero | tr '\0' '['; head -c 100000 /dev/zero | tr '\0' ']'; } >deep.json
 t_run labels2tag deep.json
