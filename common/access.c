@@ -166,3 +166,86 @@ opt_str(const cJSON *obj, const char *key, const char *path, const char *where)
 		die("%s: %s is %s, not a string", where, path, j_type(v));
 	return *v->valuestring ? v->valuestring : NULL;
 }
+
+/* Present, it must be an object: null is not one (a field the API never writes null). */
+const cJSON *
+obj_if_present(const cJSON *obj, const char *key, const char *path, const char *where)
+{
+	const cJSON *v = j_get(obj, key);
+
+	if (v != NULL && !cJSON_IsObject(v))
+		die("%s: %s is %s, not an object", where, path, j_type(v));
+	return v;
+}
+
+const char *
+str_if_present(const cJSON *obj, const char *key, const char *path, const char *where)
+{
+	const cJSON *v = j_get(obj, key);
+
+	if (v != NULL && !cJSON_IsString(v))
+		die("%s: %s is %s, not a string", where, path, j_type(v));
+	return v != NULL ? v->valuestring : NULL;
+}
+
+const cJSON *
+opt_strmap(const cJSON *obj, const char *key, const char *path, const char *what,
+    const char *where)
+{
+	const cJSON *m = opt_obj(obj, key, path, where), *v;
+
+	cJSON_ArrayForEach(v, m)
+		if (!cJSON_IsString(v))
+			die("%s: %s %s is %s, not a string", where, what, qstr(v->string), j_type(v));
+	return m;
+}
+
+int
+opt_intstr(const cJSON *obj, const char *key, const char *path, long *n, const char **s,
+    const char *where)
+{
+	const cJSON *v = j_get(obj, key);
+
+	*n = 0;
+	*s = NULL;
+	if (v == NULL || cJSON_IsNull(v))
+		return 0;
+	if (cJSON_IsNumber(v)) {
+		opt_int32(obj, key, path, n, where);
+		return 1;
+	}
+	if (!cJSON_IsString(v))
+		die("%s: %s is %s, not an integer or a percentage", where, path, j_type(v));
+	*s = v->valuestring;
+	return 2;
+}
+
+int
+j_has(const cJSON *obj, const char *key)
+{
+	const cJSON *v = j_get(obj, key);
+
+	return v != NULL && !cJSON_IsNull(v);
+}
+
+int
+j_true(const cJSON *obj, const char *key)
+{
+	return cJSON_IsTrue(j_get(obj, key));
+}
+
+long
+j_count(const cJSON *obj, const char *key)
+{
+	const cJSON *v = j_get(obj, key);
+
+	return cJSON_IsNumber(v) ? (long)v->valuedouble : 0;
+}
+
+const cJSON *
+j_next(const cJSON *v, const cJSON *prev)
+{
+	if (prev != NULL)
+		return prev->next;
+	return v != NULL ? v->child : NULL;
+}

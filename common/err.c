@@ -188,6 +188,15 @@ xrealloc(void *p, size_t n)
 	return p;
 }
 
+void *
+xgrow(void *p, size_t *cap, size_t n, size_t first, size_t size)
+{
+	if (n < *cap)
+		return p;
+	*cap = *cap ? 2 * *cap : first;
+	return xrealloc(p, *cap * size);
+}
+
 char *
 xstrndup(const char *s, size_t n)
 {

@@ -30,6 +30,8 @@ const char *qstr(const char *s);    /* quoted, escaped, bounded copy for message
 const char *qmsg(const char *s);    /* the same, longer: what a server said */
 void *xmalloc(size_t n);
 void *xrealloc(void *p, size_t n);
+/* p, an array of *cap elements of size bytes, made to hold n + 1: doubled, or first. */
+void *xgrow(void *p, size_t *cap, size_t n, size_t first, size_t size);
 char *xstrndup(const char *s, size_t n);
 
 /* input.c: whole input, or a chunk at a time; the format, told from the content. */
@@ -114,6 +116,23 @@ const cJSON *opt_obj(const cJSON *obj, const char *key, const char *path, const 
 int opt_bool(const cJSON *obj, const char *key, const char *path, int def, const char *where);
 /* Optional string: NULL if absent, null or empty; dies on anything else. */
 const char *opt_str(const cJSON *obj, const char *key, const char *path, const char *where);
+/* If present, an object or a string: NULL if absent; dies on anything else, null too. */
+const cJSON *obj_if_present(const cJSON *obj, const char *key, const char *path, const char *where);
+const char *str_if_present(const cJSON *obj, const char *key, const char *path, const char *where);
+/* Optional object of strings (labels): NULL if absent or null; dies "<where>:
+ * <what> "k" is ..., not a string" on a member that is not one. */
+const cJSON *opt_strmap(const cJSON *obj, const char *key, const char *path, const char *what,
+    const char *where);
+/* Optional IntOrString: 0 if absent or null; 1 with *n, an integer (opt_int32's
+ * rules); 2 with *s, a string; dies on anything else. */
+int opt_intstr(const cJSON *obj, const char *key, const char *path, long *n, const char **s,
+    const char *where);
+int j_has(const cJSON *obj, const char *key);   /* the member is there, and not null */
+int j_true(const cJSON *obj, const char *key);  /* the member is true */
+long j_count(const cJSON *obj, const char *key); /* a KS_COUNT member's number, else 0 */
+/* The elements of a list (members of an object) in turn: prev NULL gives the
+ * first; NULL after the last, and for anything else. */
+const cJSON *j_next(const cJSON *v, const cJSON *prev);
 
 /*
  * doc.c: a kubectl document of the kinds a command reads, item by item: a
@@ -256,6 +275,79 @@ struct matrix *matrix_load(const char *path, int report_dups); /* dies on error 
 int matrix_has(const struct matrix *m, const char *tag);
 size_t matrix_rows(const struct matrix *m);   /* data rows, header and blanks excluded */
 void matrix_free(struct matrix *m);
+
+/* pdb.c: PodDisruptionBudgets and Pods, as the eviction API and kubectl drain see them. */
+struct intstr {        /* minAvailable or maxUnavailable */
+	int set, pct;
+	long val;
+	char text[24]; /* as written: "4" or "50%" */
+};
+struct budget {
+	char *ns, *name;
+	size_t index;
+	cJSON *selector; /* a copy: items are freed as they go by */
+	struct intstr minav, maxun;
+	int always_allow; /* unhealthyPodEvictionPolicy: AlwaysAllow */
+	long gen, obsgen, healthy, desired, allowed, expected, disrupted;
+	int has_obsgen, has_healthy, has_desired, has_allowed, has_expected;
+	const char *missing; /* the first status field missing, or NULL */
+	char *syncfailed;    /* why the disruption controller cannot count it, or NULL */
+	/* The node's pods whose eviction draws on it (drain_node). */
+	struct pod **pods;
+	size_t npods, cap, unready;
+};
+struct pod {
+	char *ns, *name;
+	char *node;    /* every node read: spec.nodeName, a copy; else NULL */
+	size_t seq;    /* its place among the pods kept */
+	cJSON *labels; /* a copy, or NULL (and NULL if skipped: no budget is tried) */
+	const char *skip; /* why drain consults no budget ("daemonset", ...), or NULL */
+	int nocontroller;
+	int ready;
+	int multi; /* selected by more than one budget (drain_node) */
+};
+/* What was read: every budget, and the pods on the node (node NULL: on any node). */
+struct cluster {
+	const char *node;
+	const char *name; /* the input, for messages: "<stdin>" or the path */
+	struct budget *budgets;
+	struct pod *pods;
+	size_t nb, np, bcap, pcap;
+	int lists, budget_list, pod_list; /* the lists read whole: List, and the typed ones */
+};
+/*
+ * One pass over path (NULL or "-": stdin), kubectl get pdb,pods -A or the
+ * two get --raw lists back to back: 0, or 2 if the reader said why.  Dies
+ * on bad input, and on input that does not prove it holds both lists.
+ */
+int cluster_read(struct cluster *cl, const char *path, const char *node);
+void cluster_by_node(struct cluster *cl); /* sorts the pods by node, then input order */
+size_t node_pods_end(const struct cluster *cl, size_t i); /* past the pods on pods[i]'s node */
+void cluster_free(struct cluster *cl); /* all cluster_read kept */
+
+/* drain.c: the eviction API's rules, the disruption controller's arithmetic. */
+#define MAX_DISRUPTED 2000 /* eviction.go MaxDisruptedPodSize */
+/* pct% of total, rounded up: minAvailable's and maxUnavailable's percentages. */
+long long pct_ceil(long long pct, long long total);
+long long desired_for(const struct budget *b, long long expected); /* desiredHealthy */
+int unready_goes(const struct budget *b);  /* its unready pods are evicted outright */
+long long needed(const struct budget *b);  /* disruptions its pods on the node need now */
+int budget_blocks(const struct budget *b); /* their eviction would be refused */
+void block_why(const struct budget *b, char *out, size_t outsz); /* why, and what to do */
+/* The budgets, and the room a node's check works in. */
+struct drain {
+	struct budget **idx; /* by namespace */
+	size_t nb;
+	struct budget **match; /* budgets_of's answer */
+	struct budget **used;  /* drain_node's: the budgets drawn on, in input order */
+	size_t nused, matchcap, usedcap;
+};
+void drain_init(struct drain *d, struct budget *budgets, size_t nb); /* indexes the budgets */
+size_t budgets_of(struct drain *d, const struct pod *p); /* into d->match; how many */
+/* Each of a node's pods to the budget it draws on; multi if several select it. */
+void drain_node(struct drain *d, struct pod *pods, size_t np);
+void drain_next(struct drain *d); /* the budgets left without pods, for the next node */
+void drain_free(struct drain *d); /* the index and the room, not the budgets */
 
 /* strset.c: a hash set of strings. */
 struct strset;

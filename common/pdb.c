@@ -1,0 +1,395 @@
+/*
+ * PodDisruptionBudgets and Pods, read as the eviction API and kubectl drain
+ * see them: a budget's spec and status checked as the API server validates
+ * them, a pod as drain's filters (kubectl/pkg/drain/filters.go) sort it.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpudrv.h"
+
+/* What is read of an item, all the streaming way keeps of one. */
+static const struct kspec ann_keys[] = { { "kubernetes.io/config.mirror", NULL }, { NULL, NULL } };
+static const struct kspec meta_keys[] = { { "name", NULL }, { "namespace", NULL },
+	{ "labels", NULL }, { "annotations", ann_keys }, { "ownerReferences", NULL },
+	{ "deletionTimestamp", NULL }, { "generation", NULL }, { NULL, NULL } };
+static const struct kspec spec_keys[] = { { "nodeName", NULL }, { "selector", NULL },
+	{ "minAvailable", NULL }, { "maxUnavailable", NULL },
+	{ "unhealthyPodEvictionPolicy", NULL }, { NULL, NULL } };
+static const struct kspec status_keys[] = { { "phase", NULL }, { "conditions", NULL },
+	{ "observedGeneration", NULL }, { "currentHealthy", NULL }, { "desiredHealthy", NULL },
+	{ "disruptionsAllowed", NULL }, { "expectedPods", NULL }, { "disruptedPods", KS_COUNT },
+	{ NULL, NULL } };
+static const struct kspec item_keys[] = { { "kind", NULL }, { "metadata", meta_keys },
+	{ "spec", spec_keys }, { "status", status_keys }, { NULL, NULL } };
+static const char *const kinds[] = { "PodDisruptionBudget", "Pod", NULL };
+static const char *const lists[] = { "PodDisruptionBudgetList", "PodList", NULL };
+
+/* metadata.KEY of item i, a non-empty string, copied. */
+static char *
+meta_str(const cJSON *item, const char *key, size_t i, const char *kind, const char *docname)
+{
+	char where[600], path[32];
+	const char *v;
+
+	snprintf(where, sizeof where, "%s: item %zu (%s)", docname, i, kind);
+	snprintf(path, sizeof path, "metadata.%s", key);
+	v = need_str(item, path, where);
+	return xstrndup(v, strlen(v));
+}
+
+/* minAvailable or maxUnavailable: an int32 >= 0, or a percentage up to 100%. */
+static void
+intstr_get(const cJSON *spec, const char *key, struct intstr *o, const char *where)
+{
+	char path[32];
+	const char *s;
+	size_t n;
+	int is;
+
+	memset(o, 0, sizeof *o);
+	snprintf(path, sizeof path, "spec.%s", key);
+	if ((is = opt_intstr(spec, key, path, &o->val, &s, where)) == 0)
+		return;
+	o->set = 1;
+	if (is == 1) {
+		if (o->val < 0)
+			die("%s: spec.%s is negative", where, key);
+		snprintf(o->text, sizeof o->text, "%ld", o->val);
+		return;
+	}
+	n = strlen(s);
+	/* The API's own check: ^[0-9]+%$, at most 100%. */
+	if (n < 2 || n > 10 || s[n - 1] != '%' || strspn(s, "0123456789") != n - 1)
+		die("%s: spec.%s %s is neither an integer nor a percentage like \"50%%\"", where,
+		    key, qstr(s));
+	o->pct = 1;
+	o->val = strtol(s, NULL, 10);
+	if (o->val > 100)
+		die("%s: spec.%s %s is over 100%%", where, key, qstr(s));
+	snprintf(o->text, sizeof o->text, "%s", s);
+}
+
+/* A message's "where" (as long as it takes) into buf, or if longer into memory to free. */
+static char *
+where_of(char *buf, size_t bufsz, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, bufsz, fmt, ap);
+	va_end(ap);
+	if ((size_t)n < bufsz)
+		return buf;
+	s = xmalloc((size_t)n + 1);
+	va_start(ap, fmt);
+	vsnprintf(s, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	return s;
+}
+
+/*
+ * A count of the status: an int32 written as an integer (1.0 and 1e0 are
+ * not), never negative (the API server validates each >= 0, so a negative
+ * one is not its answer, and no verdict can rest on it).
+ */
+static int
+count_get(const cJSON *st, const char *key, long *out, const char *where)
+{
+	char path[40];
+	int has;
+
+	snprintf(path, sizeof path, "status.%s", key);
+	has = opt_int32(st, key, path, out, where);
+	if (*out < 0)
+		die("%s: %s is %ld: a count is never negative", where, path, *out);
+	return has;
+}
+
+/* A DisruptionAllowed condition with reason SyncFailed: its message, or NULL. */
+static const char *
+sync_failed(const cJSON *st)
+{
+	const cJSON *c = NULL;
+
+	while ((c = j_next(j_get(st, "conditions"), c)) != NULL) {
+		const char *type = j_str(c, "type"), *reason = j_str(c, "reason");
+
+		if (type != NULL && reason != NULL && strcmp(type, "DisruptionAllowed") == 0 &&
+		    strcmp(reason, "SyncFailed") == 0)
+			return j_str(c, "message") ? j_str(c, "message") : "";
+	}
+	return NULL;
+}
+
+static void
+budget_read(struct budget *b, const cJSON *item, size_t i, const char *docname)
+{
+	const cJSON *meta = j_get(item, "metadata"), *spec, *st;
+	const char *pol, *why;
+	char where[400], selwhy[256];
+
+	memset(b, 0, sizeof *b);
+	b->index = i;
+	b->name = meta_str(item, "name", i, "PodDisruptionBudget", docname);
+	b->ns = meta_str(item, "namespace", i, "PodDisruptionBudget", docname);
+	snprintf(where, sizeof where, "%s: item %zu: PodDisruptionBudget %.63s/%.253s", docname,
+	    i, b->ns, b->name);
+	opt_int32(meta, "generation", "metadata.generation", &b->gen, where);
+	spec = obj_if_present(item, "spec", "spec", where);
+	if (selector_check(j_get(spec, "selector"), selwhy, sizeof selwhy) != 0)
+		die("%s: spec.%s", where, selwhy);
+	b->selector = j_get(spec, "selector") ? cJSON_Duplicate(j_get(spec, "selector"), 1) : NULL;
+	intstr_get(spec, "minAvailable", &b->minav, where);
+	intstr_get(spec, "maxUnavailable", &b->maxun, where);
+	if (b->minav.set && b->maxun.set)
+		die("%s: spec sets both minAvailable and maxUnavailable (the API allows one)", where);
+	pol = opt_str(spec, "unhealthyPodEvictionPolicy", "spec.unhealthyPodEvictionPolicy", where);
+	/* Anything but AlwaysAllow acts as IfHealthyBudget, the default. */
+	b->always_allow = pol != NULL && strcmp(pol, "AlwaysAllow") == 0;
+
+	st = opt_obj(item, "status", "status", where);
+	b->has_obsgen = opt_int32(st, "observedGeneration", "status.observedGeneration", &b->obsgen, where);
+	b->has_healthy = count_get(st, "currentHealthy", &b->healthy, where);
+	b->has_desired = count_get(st, "desiredHealthy", &b->desired, where);
+	b->has_allowed = count_get(st, "disruptionsAllowed", &b->allowed, where);
+	b->has_expected = count_get(st, "expectedPods", &b->expected, where);
+	if (!b->has_obsgen)
+		b->missing = "observedGeneration";
+	else if (!b->has_allowed)
+		b->missing = "disruptionsAllowed";
+	else if (!b->has_healthy)
+		b->missing = "currentHealthy";
+	else if (!b->has_desired)
+		b->missing = "desiredHealthy";
+	else if (!b->has_expected)
+		b->missing = "expectedPods";
+	/* Then waiting will not help. */
+	if ((why = sync_failed(st)) != NULL) {
+		why = qmsg(why);
+		b->syncfailed = xstrndup(why, strlen(why));
+	}
+	/* kept as the number of its members (item_keys) */
+	b->disrupted = j_count(st, "disruptedPods");
+}
+
+static const cJSON *
+controller_of(const cJSON *item)
+{
+	const cJSON *refs = j_get(j_get(item, "metadata"), "ownerReferences"), *ref = NULL;
+
+	while ((ref = j_next(refs, ref)) != NULL)
+		if (j_true(ref, "controller"))
+			return ref;
+	return NULL;
+}
+
+static int
+pod_ready(const cJSON *item)
+{
+	const cJSON *conds = j_get(j_get(item, "status"), "conditions"), *c = NULL;
+
+	while ((c = j_next(conds, c)) != NULL) {
+		const char *type = j_str(c, "type"), *status = j_str(c, "status");
+
+		if (type != NULL && strcmp(type, "Ready") == 0)
+			return status != NULL && strcmp(status, "True") == 0;
+	}
+	return 0;
+}
+
+/* The drain filters (kubectl/pkg/drain/filters.go), then canIgnorePDB. */
+static void
+pod_read(struct pod *p, const cJSON *item, size_t i, const char *docname)
+{
+	const cJSON *meta = j_get(item, "metadata"), *ctl = controller_of(item), *labels;
+	const char *phase = j_str(j_get(item, "status"), "phase");
+	const char *ctlkind = j_str(ctl, "kind");
+	char buf[512], *where;
+	int finished;
+
+	memset(p, 0, sizeof *p);
+	p->name = meta_str(item, "name", i, "Pod", docname);
+	p->ns = meta_str(item, "namespace", i, "Pod", docname);
+	where = where_of(buf, sizeof buf, "%s: item %zu: Pod %s/%s", docname, i, p->ns, p->name);
+	labels = opt_strmap(meta, "labels", "metadata.labels", "label", where);
+	if (where != buf)
+		free(where);
+	p->ready = pod_ready(item);
+
+	finished = phase != NULL && (strcmp(phase, "Succeeded") == 0 || strcmp(phase, "Failed") == 0);
+	if (finished)
+		p->skip = strcmp(phase, "Succeeded") == 0 ? "succeeded" : "failed";
+	else if (ctlkind != NULL && strcmp(ctlkind, "DaemonSet") == 0)
+		p->skip = "daemonset";
+	else if (j_get(j_get(meta, "annotations"), "kubernetes.io/config.mirror") != NULL)
+		p->skip = "mirror";
+	else {
+		p->nocontroller = ctl == NULL;
+		if (j_has(meta, "deletionTimestamp"))
+			p->skip = "terminating";
+		else if (phase != NULL && strcmp(phase, "Pending") == 0)
+			p->skip = "pending";
+	}
+	/* only a pod that consults its budgets needs its labels */
+	p->labels = labels != NULL && p->skip == NULL ? cJSON_Duplicate(labels, 1) : NULL;
+}
+
+static void
+on_item(const struct item *it, void *arg)
+{
+	struct cluster *cl = arg;
+	const cJSON *spec;
+	const char *on;
+	char buf[512], *where;
+	struct pod *p;
+
+	if (strcmp(it->kind, "PodDisruptionBudget") == 0) {
+		cl->budgets = xgrow(cl->budgets, &cl->bcap, cl->nb, 64, sizeof *cl->budgets);
+		budget_read(&cl->budgets[cl->nb++], it->obj, it->index, cl->name);
+		return;
+	}
+	spec = j_get(it->obj, "spec");
+	if ((on = j_str(spec, "nodeName")) == NULL && j_get(spec, "nodeName") != NULL) {
+		/* not a string: said as such (the message is made only then: every pod comes here) */
+		where = where_of(buf, sizeof buf, "%s: item %zu (Pod)", cl->name, it->index);
+		str_if_present(spec, "nodeName", "spec.nodeName", where);
+	}
+	if (on == NULL || (cl->node != NULL ? strcmp(on, cl->node) != 0 : *on == '\0')) {
+		/* not on the node, but checked all the same (meta_str says what is wrong) */
+		const char *name = j_str(j_get(it->obj, "metadata"), "name");
+		const char *ns = j_str(j_get(it->obj, "metadata"), "namespace");
+
+		if (name == NULL || ns == NULL || *name == '\0' || *ns == '\0') {
+			free(meta_str(it->obj, "name", it->index, "Pod", cl->name));
+			free(meta_str(it->obj, "namespace", it->index, "Pod", cl->name));
+		}
+		return;
+	}
+	cl->pods = xgrow(cl->pods, &cl->pcap, cl->np, 64, sizeof *cl->pods);
+	p = &cl->pods[cl->np];
+	pod_read(p, it->obj, it->index, cl->name);
+	p->seq = cl->np++;
+	if (cl->node != NULL)
+		return;
+	/* every node: its name starts each of its lines */
+	if (!dns_subdomain_ok(on))
+		die("%s: item %zu: Pod %s/%s: spec.nodeName %s is not a valid node name", cl->name,
+		    it->index, p->ns, p->name, qstr(on));
+	p->node = xstrndup(on, strlen(on));
+}
+
+static void
+on_end(int ok, void *arg)
+{
+	(void)ok;
+	(void)arg;
+}
+
+static void
+on_listed(const char *kind, void *arg)
+{
+	struct cluster *cl = arg;
+
+	if (strcmp(kind, "List") == 0)
+		cl->lists++;
+	else if (strcmp(kind, "PodDisruptionBudgetList") == 0)
+		cl->budget_list++;
+	else if (strcmp(kind, "PodList") == 0)
+		cl->pod_list++;
+}
+
+/*
+ * The input is proven whole when it holds both lists the verdict needs: a
+ * PodDisruptionBudgetList and a PodList (the API server's answers to the two
+ * GETs, back to back), or a List (kubectl get pdb,pods's one answer covers
+ * both).  A GET that answered nothing at all (exit 0, an empty body) leaves
+ * its list out: then every budget would seem to leave room, or every pod to
+ * have none, and nothing can be said of the drain.
+ */
+static void
+check_whole(const struct cluster *cl)
+{
+	if (cl->lists > 0 || (cl->budget_list > 0 && cl->pod_list > 0))
+		return;
+	if (cl->budget_list == 0 && cl->pod_list == 0)
+		die("no list in %s: neither the budgets nor the pods were read; nothing can be "
+		    "said of the drain", cl->name);
+	if (cl->pod_list == 0)
+		die("no PodList in %s: the pods were not read; nothing can be said of the drain",
+		    cl->name);
+	die("no PodDisruptionBudgetList in %s: the budgets were not read; nothing can be said "
+	    "of the drain", cl->name);
+}
+
+int
+cluster_read(struct cluster *cl, const char *path, const char *node)
+{
+	/* Lists back to back are one cluster: kubectl get --raw of the budgets,
+	 * then of the pods (of the node: the drain evicts no other). */
+	struct doc_reader dr = { kinds, lists, "a List of PodDisruptionBudgets and Pods",
+		"; use kubectl get pdb,pods -A -o json", 0, 1, item_keys, on_item, on_end, NULL,
+		0, on_listed };
+
+	memset(cl, 0, sizeof *cl);
+	cl->node = node;
+	cl->name = path == NULL || strcmp(path, "-") == 0 ? "<stdin>" : path;
+	dr.arg = cl;
+	if (doc_each(path, &dr) != EXIT_CLEAN)
+		return EXIT_TROUBLE; /* the reader said why */
+	check_whole(cl);
+	return EXIT_CLEAN;
+}
+
+/* The pods node by node (bytewise), each node's in input order. */
+static int
+by_node(const void *a, const void *b)
+{
+	const struct pod *x = a, *y = b;
+	int c = strcmp(x->node, y->node);
+
+	return c ? c : (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+void
+cluster_by_node(struct cluster *cl)
+{
+	if (cl->np > 1)
+		qsort(cl->pods, cl->np, sizeof *cl->pods, by_node);
+}
+
+size_t
+node_pods_end(const struct cluster *cl, size_t i)
+{
+	size_t j;
+
+	for (j = i + 1; j < cl->np && strcmp(cl->pods[j].node, cl->pods[i].node) == 0; j++)
+		;
+	return j;
+}
+
+void
+cluster_free(struct cluster *cl)
+{
+	size_t i;
+
+	for (i = 0; i < cl->nb; i++) {
+		free(cl->budgets[i].pods);
+		free(cl->budgets[i].ns);
+		free(cl->budgets[i].name);
+		free(cl->budgets[i].syncfailed);
+		cJSON_Delete(cl->budgets[i].selector);
+	}
+	for (i = 0; i < cl->np; i++) {
+		free(cl->pods[i].ns);
+		free(cl->pods[i].name);
+		free(cl->pods[i].node);
+		cJSON_Delete(cl->pods[i].labels);
+	}
+	free(cl->budgets);
+	free(cl->pods);
+}
