@@ -21,7 +21,7 @@ ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wpedantic -Werror
 	-Icommon $(LIB_CFLAGS) $(CFLAGS)
 
 CMDS    = labels2tag matrix-grep pdb-check report-fmt
-SCRIPTS = drv-tag.sh drv-audit.sh drv-upgrade.sh drv-rollout.sh drv-states.sh drv-kubeconfig.sh drv-lab.sh
+SCRIPTS = drv-tag.sh drv-audit.sh drv-next.sh drv-upgrade.sh drv-rollout.sh drv-states.sh drv-kubeconfig.sh drv-lab.sh
 COMMON  = common/err.o common/input.o common/json.o common/yaml.o common/access.o common/doc.o \
 	common/tag.o common/node.o common/target.o common/strset.o common/lines.o common/matrix.o common/selector.o \
 	common/pdb.o common/drain.o
@@ -55,6 +55,14 @@ $(SHLIB): sh/gpudrv-lib.sh
 bin/%.sh: sh/%.sh
 	@mkdir -p bin
 	cp $< $@
+	chmod +x $@
+
+# The kubectl plugin (kubectl-gpudrv(1)): kubectl finds it on PATH by its
+# name, and it runs the commands beside it.
+all: bin/kubectl-gpudrv
+bin/kubectl-gpudrv: sh/kubectl-gpudrv
+	@mkdir -p bin
+	cp sh/kubectl-gpudrv $@
 	chmod +x $@
 
 # The tests, end-to-end ones included (GPUDRV_E2E=0 skips those, saying so).
@@ -107,16 +115,31 @@ INSTALLED = $(CMDS) $(SCRIPTS:drv-lab.sh=)
 install: all
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(DATADIR)/deploy \
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7
-	cp $(INSTALLED:%=bin/%) $(DESTDIR)$(BINDIR)/
+	cp $(INSTALLED:%=bin/%) bin/kubectl-gpudrv $(DESTDIR)$(BINDIR)/
 	cp $(SHLIB) $(DESTDIR)$(LIBDIR)/
 	cp deploy/*.yaml deploy/README.md $(DESTDIR)$(DATADIR)/deploy/
-	cp $(INSTALLED:%=man1/%.1) $(DESTDIR)$(MANDIR)/man1/
+	cp $(INSTALLED:%=man1/%.1) man1/kubectl-gpudrv.1 $(DESTDIR)$(MANDIR)/man1/
 	cp man1/gpudrv.7 $(DESTDIR)$(MANDIR)/man7/
+
+# The Debian package (debian/; dpkg-buildpackage -b, then lintian), built in
+# a copy of the tree's files (tracked, and untracked but not ignored) in
+# $(DEBDIR)/src, so that bin/ and lib/ here stay as they are; the .deb lands
+# in $(DEBDIR).
+DEBDIR = .deb
+deb:
+	@sh .ci/deps deb
+	rm -rf $(DEBDIR) && mkdir -p $(DEBDIR)/src
+	git ls-files -z -c -o --exclude-standard | \
+		xargs -0 sh -c 'for f; do [ ! -e "$$f" ] || printf "%s\0" "$$f"; done' sh | \
+		tar --null -T - -cf - | tar -xf - -C $(DEBDIR)/src
+	cd $(DEBDIR)/src && dpkg-buildpackage -us -uc -b
+	lintian --fail-on error,warning $(DEBDIR)/*.changes
+	@ls $(DEBDIR)/*.deb
 
 clean:
 	rm -rf bin lib common/*.o common/*.a .asan
 
-.PHONY: all check check-asan check-valgrind clean fuzz install deps lab sandbox sandbox-lab sandbox-down
+.PHONY: all check check-asan check-valgrind clean fuzz install deps lab sandbox sandbox-lab sandbox-down deb
 
 # Benchmarks (bench/README.md): generated inputs and results stay in bench/out.
 bench/out/gen-nodes: bench/gen-nodes.c

@@ -64,6 +64,7 @@ kubectl get --raw '/api/v1/nodes?labelSelector=nvidia.com%2Fgpu.present%3Dtrue' 
 
 # The workloads.
 kubectl create namespace bench >/dev/null
+kubectl create namespace gpudrv >/dev/null # drv-rollout.sh's lease
 until_ok 60 "default service account" kubectl -n bench get serviceaccount default
 reps=$((2 * nn / nd))
 i=0

@@ -4,7 +4,7 @@
 set -eu
 
 prog=drv-audit.sh
-usage_line="usage: $prog [-e] [-m matrix | -r repository [-I]] [-p promfile] [-b version | -t] [-k kernel [-l selector]]"
+usage_line="usage: $prog [-e] [-m matrix | -r repository [-I]] [-p promfile] [-P url [-c cluster]] [-b version | -t] [-k kernel [-l selector]]"
 # gpudrv-lib.sh is in ../lib/gpudrv from this script's real directory (links
 # followed): where make puts it in the build tree, and make install in LIBDIR.
 here=$(dirname -- "$(readlink -f -- "$0")")
@@ -23,25 +23,30 @@ target=
 matrix_given=
 repo=
 insecure=
+push=
+cluster=
 need_arg() {
 	[ "$1" -ge 2 ] || usage
 }
 while [ $# -gt 0 ]; do
 	case $1 in
-	-m | --matrix) need_arg $# && matrix=$2 && matrix_given=1 && shift ;;
-	-p | --prom) need_arg $# && prom=$2 && shift ;;
-	-k | --kernel) need_arg $# && kernel=$2 && shift ;;
-	-l | --selector) need_arg $# && selector=$2 && shift ;;
+	-m | --matrix) need_arg $# && check_file -m "$2" && matrix=$2 && matrix_given=1 && shift ;;
+	-p | --prom) need_arg $# && check_file -p "$2" && prom=$2 && shift ;;
+	-P | --push) need_arg $# && check_value -P "$2" "a Pushgateway URL (http://host:9091)" && push=$2 && shift ;;
+	-c | --cluster) need_arg $# && check_value -c "$2" "a cluster name" && cluster=$2 && shift ;;
+	-k | --kernel) need_arg $# && check_value -k "$2" "a kernel version (uname -r)" && kernel=$2 && shift ;;
+	-l | --selector) need_arg $# && check_value -l "$2" "a label selector" && selector=$2 && shift ;;
 	-e | --allow-empty) empty=-e ;;
-	-b | --driver) need_arg $# && version=$2 && shift ;;
+	-b | --driver) need_arg $# && check_value -b "$2" "a driver version (570, 570.86.10)" && version=$2 && shift ;;
 	-t | --target) target=1 ;;
-	-r | --registry) need_arg $# && repo=$2 && shift ;;
+	-r | --registry) need_arg $# && check_value -r "$2" "a repository (registry/path/name)" && repo=$2 && shift ;;
 	-I | --insecure) insecure=1 ;;
 	-h | --help) show_usage ;;
 	*) usage ;;
 	esac
 	shift
 done
+[ -n "$matrix_given$repo" ] || check_file GPUDRV_MATRIX "$matrix"
 labels2tag=$(find_tool labels2tag) || finish 2
 matrix_grep=$(find_tool matrix-grep) || finish 2
 if [ -n "$selector" ] && [ -z "$kernel" ]; then
@@ -52,6 +57,27 @@ if [ -n "$prom" ] && [ -n "$kernel$version" ]; then
 	say "-p records the fleet as it is; it does not go with -k or -b"
 	usage
 fi
+if [ -n "$push" ] && [ -n "$kernel$version" ]; then
+	say "-P records the fleet as it is; it does not go with -k or -b"
+	usage
+fi
+if [ -n "$cluster" ] && [ -z "$push" ]; then
+	say "-c names the cluster for -P"
+	usage
+fi
+# -P: an http(s) URL, the Pushgateway's base; messages show it without any
+# user:password@.
+push_at=$(printf '%s' "$push" | sed 's|^\([a-z]*://\)[^/@]*@|\1|' | cut -c1-200)
+case $push in
+'' | http://?* | https://?*) ;;
+*) die "-P takes the Pushgateway's http:// or https:// URL (http://pushgateway.example:9091), not '$push_at'" ;;
+esac
+case $push in *[[:space:]?#]*)
+	die "-P takes the Pushgateway's URL, without spaces, query or fragment, not '$push_at'"
+	;;
+esac
+while :; do case $push in */) push=${push%/} ;; *) break ;; esac; done
+push_at=${push_at%"${push_at##*[!/]}"}
 if [ -n "$version" ] && [ -n "$target" ]; then
 	say "-b names the version; -t asks the cluster for it: one or the other"
 	usage
@@ -63,16 +89,22 @@ if [ -n "$prom" ] && ! writable "$prom"; then
 	die "cannot write $prom (-p): $why; no audit was made"
 fi
 
-# prom_write STATUS: the textfile-collector file, replaced atomically.  The
+# prom_write STATUS: the textfile-collector file, replaced atomically (see
+# put_file: nothing planted in its directory is ever written through).  The
 # last success time is carried over from the old file when this run failed.
+# With -P the same metrics go to the Pushgateway first, once a run; status 1
+# when that push failed: the file then records exit status 2.
 prom_write() {
-	[ -n "$prom" ] && [ -n "${tmp:-}" ] || return 0
+	drop_new
+	[ -n "$prom$push" ] && [ -n "${tmp:-}" ] || return 0
 	now=$(date +%s)
 	last=
 	if [ "$1" -le 1 ]; then
 		last=$now
-	elif [ -r "$prom" ]; then
-		last=$(sed -n 's/^gpudrv_audit_last_success_timestamp_seconds \([0-9][0-9]*\)$/\1/p' "$prom")
+	elif [ -f "$prom" ] && ! [ -h "$prom" ]; then
+		# Only a file of its own, and not for long: never what a planted
+		# link points to, nor a FIFO that never ends.
+		last=$(timeout 5 sed -n 's/^gpudrv_audit_last_success_timestamp_seconds \([0-9][0-9]*\)$/\1/p' -- "$prom" 2>/dev/null | tail -n 1)
 	fi
 	{
 		if [ "$1" -le 1 ] || [ -s "$tmp/out" ]; then
@@ -104,18 +136,49 @@ prom_write() {
 			echo "gpudrv_audit_last_success_timestamp_seconds $last"
 		fi
 	} >"$tmp/prom"
-	# mv within one file system is a rename: readers see the old file or the new.
-	promdir=$(dirname -- "$prom")
-	if ! cp "$tmp/prom" "$promdir/.${prom##*/}.$$" ||
-		! mv -f "$promdir/.${prom##*/}.$$" "$prom"; then
-		rm -f "$promdir/.${prom##*/}.$$"
-		die "cannot write $prom"
+	pw_st=0
+	if [ -n "$push" ]; then
+		# Cleared first: a deadline or a signal during the push ends in
+		# fail, which must not push again.
+		push=
+		push_group "$1" || pw_st=1
+		if [ "$pw_st" = 1 ] && [ "$1" != 2 ]; then
+			prom_write 2 || :
+			return 1
+		fi
 	fi
+	# Mode 0644: node_exporter reads it, whatever this run's umask.
+	[ -z "$prom" ] || put_file "$tmp/prom" "$prom" 644 || die "cannot write $prom (-p): $why"
+	return "$pw_st"
+}
+
+# push_group STATUS: $tmp/prom to the Pushgateway's group
+# job=gpudrv_audit,cluster=NAME ($push_url), in the text format.  After an
+# audit, PUT: the group is replaced, so a node fixed since leaves no gauge
+# behind.  After a failed run (STATUS 2), POST: only the metrics it carries
+# are replaced, so the last success time, and the last audit's gauges, stay.
+# Status 1, saying why (curl's words, or the HTTP status and the answer),
+# when the push failed.
+push_group() {
+	if [ "$1" = 2 ]; then pg_m=POST; else pg_m=PUT; fi
+	pg_st=0
+	push "$tmp/push.code" "$tmp/push.err" -sS -X "$pg_m" -H 'Content-Type: text/plain; version=0.0.4' \
+		--data-binary "@$tmp/prom" -o "$tmp/push.body" -w '%{http_code}' "$push_url" || pg_st=$?
+	pg_code=$(cat "$tmp/push.code" 2>/dev/null) || pg_code=
+	if [ "$pg_st" != 0 ]; then
+		pg_why=$(said "$tmp/push.err" | sed 's/ *$//')
+		[ -n "$pg_why" ] || pg_why="nothing (no answer before the run's deadline, $gpudrv_why)"
+		say "cannot push the metrics to the Pushgateway $push_at (curl exit $pg_st): curl said: $pg_why; check the URL (-P) and that the Pushgateway is up"
+		return 1
+	fi
+	case $pg_code in [2][0-9][0-9]) return 0 ;; esac
+	say "the Pushgateway $push_at refused the metrics: HTTP ${pg_code:-status unknown} to $pg_m $push_path; it said: $(said "$tmp/push.body" | sed 's/ *$//'); check the URL (-P) and the Pushgateway's log"
+	return 1
 }
 
 fail() {
 	say "$*"
-	prom_write 2
+	prom_write 2 || :
 	finish 2
 }
 # A signal, the deadline, a write error: the textfile says the run failed.
@@ -127,6 +190,32 @@ abort() {
 gpudrv_start 120 0
 : >"$tmp/out"
 : >"$tmp/tags"
+
+# -P: the group's cluster label is -c, else the name of the context kubectl
+# uses (config view --minify honours --context), before the audit: a run
+# never pushes under a name it guessed.  A value that is not a plain path
+# segment goes base64url-encoded (the Pushgateway's @base64 form: a context
+# name such as arn:aws:eks:...:cluster/prod holds a slash).
+if [ -n "$push" ]; then
+	if [ -z "$cluster" ]; then
+		if ! kc "$tmp/ctx" "$tmp/ctx.err" config view --minify -o 'jsonpath={.current-context}'; then
+			push=
+			fail "-P: no cluster name for the Pushgateway's group: kubectl config view said: $(said "$tmp/ctx.err" | sed 's/ *$//'); name the cluster with -c; no audit was made"
+		fi
+		cluster=$(cat "$tmp/ctx")
+		case $cluster in '' | *[![:print:]]*)
+			push=
+			fail "-P: no cluster name for the Pushgateway's group: the kubeconfig's current context is '$(printf '%s' "$cluster" | tr -c '[:print:]' '?' | cut -c1-120)'; name the cluster with -c; no audit was made"
+			;;
+		esac
+	fi
+	case $cluster in
+	*[!A-Za-z0-9_.-]* | . | ..) push_path=cluster@base64/$(printf '%s' "$cluster" | base64 -w 0 | tr '+/' '-_' | tr -d '=') ;;
+	*) push_path=cluster/$cluster ;;
+	esac
+	push_path=/metrics/job/gpudrv_audit/$push_path
+	push_url=$push$push_path
+fi
 
 if [ -n "$repo" ]; then
 	registry_tags "$tmp/tags.json" || fail "no audit was made"
@@ -169,7 +258,7 @@ rc=0
 "$matrix_grep" ${empty:+"$empty"} -m "$matrix" "$tmp/tags" >"$tmp/out" || rc=$?
 [ "$rc" -le 2 ] || rc=2
 [ "$l2t" -eq 0 ] || rc=2
-prom_write "$rc"
+prom_write "$rc" || rc=2
 # Standard output last: a run that failed to record never printed OK.
 emit "$tmp/out" "$rc"
 finish "$rc"

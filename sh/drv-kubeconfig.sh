@@ -52,6 +52,7 @@ case $duration in
 esac
 case $file in
 '') usage ;;
+*[[:cntrl:]]*) die "not a file name without control characters: '$(printf '%s' "$file" | tr '[:cntrl:]' '?' | cut -c1-80)'" ;;
 */) die "$file: a file name, not a directory" ;;
 esac
 [ ! -d "$file" ] || die "$file is a directory"
@@ -59,10 +60,9 @@ dir=$(dirname -- "$file")
 [ -d "$dir" ] || die "no directory $dir for $file"
 
 umask 077
-new=
 # A half-made file never stays behind, whatever stops the run.
 abort() {
-	[ -z "$new" ] || rm -f "$new"
+	drop_new
 	say "$1"
 	finish 2
 }
@@ -71,32 +71,57 @@ gpudrv_start 60 0
 
 # failed WHAT: says WHAT failed, then kubectl's words, and exits 2.
 failed() {
-	[ -z "$new" ] || rm -f "$new"
 	kubectl_said "$1" "$tmp/err"
 	finish 2
 }
 
+# whole FILE: FILE's text into $value, every byte of it: a final newline
+# too, which $(...) alone would drop.  Each value is judged whole, never
+# line by line: a line that looks right must not carry others into the file.
+whole() {
+	value=$(cat "$1" && echo .)
+	value=${value%.}
+}
+# safe VALUE: VALUE shown in a message, one line, at most 80 characters.
+safe() {
+	printf '%s' "$1" | tr -c 'A-Za-z0-9._:/@+=-' '?' | cut -c1-80
+}
+
 # cluster FIELD: a field of the current context's cluster, file references
-# made inline (--flatten), into $tmp/ctx.
+# made inline (--flatten), into $value.
 cluster() {
 	kc "$tmp/ctx" "$tmp/err" config view --raw --minify --flatten -o "jsonpath={.clusters[0]$1}" ||
 		failed "cannot read the current context of the kubeconfig"
+	whole "$tmp/ctx"
 }
 cluster .name
-cname=$(cat "$tmp/ctx")
+cname=$value
 cluster .cluster.server
-server=$(cat "$tmp/ctx")
+server=$value
 cluster '.cluster.certificate-authority-data'
-ca=$(cat "$tmp/ctx")
+ca=$value
 cluster '.cluster.insecure-skip-tls-verify'
-insecure=$(cat "$tmp/ctx")
-[ "$insecure" != true ] ||
-	die "the current context does not verify the server's certificate (insecure-skip-tls-verify); refusing to write a kubeconfig that sends a token so"
-printf '%s\n' "$server" | LC_ALL=C grep -q '^https://[][A-Za-z0-9._~:/@%+-]*$' ||
-	die "the current context's server is not an https URL: '$(printf '%s' "$server" | tr -c 'A-Za-z0-9._:/-' '?' | cut -c1-80)'"
-printf '%s\n' "$ca" | LC_ALL=C grep -q '^[A-Za-z0-9+/=]*$' ||
-	die "the current context's certificate-authority-data is not base64"
-printf '%s\n' "$cname" | LC_ALL=C grep -q '^[A-Za-z0-9._:@-]\{1,200\}$' || cname=cluster
+case $value in
+'' | false) ;;
+*) die "the current context does not verify the server's certificate (insecure-skip-tls-verify); refusing to write a kubeconfig that sends a token so" ;;
+esac
+# What goes into the file goes between double quotes in YAML: characters
+# that mean nothing there only (no quote, backslash, newline, nor any other
+# control character), checked before anything is written.
+case ${server#https://} in
+"$server" | '' | *[![A-Za-z0-9._~:/@%+-]*)
+	die "the current context's server is not an https URL of one line: '$(safe "$server")'; nothing was written"
+	;;
+esac
+case $ca in
+*[!A-Za-z0-9+/=]*) die "the current context's certificate-authority-data is not base64 of one line; nothing was written" ;;
+esac
+# The cluster's name only names it in the file: a name that is not plain
+# becomes "cluster".
+case $cname in
+'' | *[!A-Za-z0-9._:@-]*) cname=cluster ;;
+esac
+[ "${#cname}" -le 200 ] || cname=cluster
 
 if ! kc /dev/null "$tmp/err" -n "$ns" get serviceaccount "$sa" -o name; then
 	grep -q '(NotFound)' "$tmp/err" &&
@@ -111,9 +136,13 @@ if [ "$secret" = 0 ]; then
 	kc "$tmp/tok" "$tmp/err" -n "$ns" create token "$sa" --duration="$duration" \
 		-o 'jsonpath={.status.expirationTimestamp} {.status.token}' ||
 		failed "cannot create a token for $ns/$sa"
-	out=$(cat "$tmp/tok")
-	token=${out#* }
-	expires="token expires ${out%% *}; make the file again before then"
+	whole "$tmp/tok"
+	token=${value#* }
+	until=${value%% *}
+	case $until in
+	'' | *[!0-9TZ:.+-]*) die "the API server returned no usable expiry for the token of $ns/$sa: '$(safe "$until")'; nothing was written" ;;
+	esac
+	expires="token expires $until; make the file again before then"
 else
 	# A long-lived token: valid until the Secret is deleted.  The token
 	# controller fills it in; it stays readable by whoever may read Secrets
@@ -121,8 +150,9 @@ else
 	name=$sa-token
 	if kc "$tmp/sec" "$tmp/err" -n "$ns" get secret "$name" \
 		-o 'jsonpath={.type} {.metadata.annotations.kubernetes\.io/service-account\.name}'; then
-		[ "$(cat "$tmp/sec")" = "kubernetes.io/service-account-token $sa" ] ||
-			die "secret $ns/$name exists but is not $sa's service account token ($(cat "$tmp/sec")); delete it or choose another account"
+		whole "$tmp/sec"
+		[ "$value" = "kubernetes.io/service-account-token $sa" ] ||
+			die "secret $ns/$name exists but is not $sa's service account token ($(safe "$value")); delete it or choose another account"
 	elif grep -q '(NotFound)' "$tmp/err"; then
 		cat >"$tmp/secret.yaml" <<EOF
 apiVersion: v1
@@ -147,7 +177,8 @@ EOF
 		kc "$tmp/tok" "$tmp/err" -n "$ns" get secret "$name" \
 			-o 'go-template={{if .data.token}}{{.data.token | base64decode}}{{end}}' ||
 			failed "cannot read the secret $ns/$name"
-		token=$(cat "$tmp/tok")
+		whole "$tmp/tok"
+		token=$value
 		[ -z "$token" ] || break
 		[ "$n" -lt 30 ] || die "secret $ns/$name has no token after 30s: is the token controller (kube-controller-manager) running?"
 		nap 1
@@ -155,12 +186,15 @@ EOF
 	done
 	expires="token never expires; revoke it with: kubectl -n $ns delete secret $name"
 fi
-printf '%s\n' "$token" | LC_ALL=C grep -q '^[A-Za-z0-9._-]\{1,\}$' ||
-	die "the API server returned no usable token for $ns/$sa"
+case $token in
+'' | *[!A-Za-z0-9._-]*) die "the API server returned no usable token for $ns/$sa; nothing was written" ;;
+esac
 
-# The new file beside the old one (the same file system: the rename is atomic).
+# The file is made in the run's own directory, tried, and only then put in
+# place (put_file: mode 0600 from its creation on, nothing planted beside it
+# ever written through, the rename atomic).
 user=system:serviceaccount:$ns:$sa
-new=$(mktemp "$dir/.${file##*/}.XXXXXX") || die "cannot write in $dir"
+new=$tmp/kubeconfig
 {
 	echo "apiVersion: v1"
 	echo "kind: Config"
@@ -181,15 +215,15 @@ new=$(mktemp "$dir/.${file##*/}.XXXXXX") || die "cannot write in $dir"
 	echo "    namespace: \"$ns\""
 	echo "current-context: \"$sa@$cname\""
 } >"$new" || abort "cannot write $new"
-chmod 600 "$new"
 
-# It must work before it replaces anything.
-kc "$tmp/who" "$tmp/err" --kubeconfig="$new" auth whoami -o 'jsonpath={.status.userInfo.username}' ||
-	failed "the new kubeconfig does not authenticate"
-[ "$(cat "$tmp/who")" = "$user" ] ||
-	abort "the new kubeconfig authenticates as '$(cat "$tmp/who")', not $user"
-mv -f "$new" "$file" || abort "cannot rename $new to $file"
-new=
+# It must work before it replaces anything (its own context named: a
+# --context given to kubectl-gpudrv is the admin kubeconfig's).
+kc "$tmp/who" "$tmp/err" --kubeconfig="$new" --context="$sa@$cname" auth whoami -o 'jsonpath={.status.userInfo.username}' ||
+	failed "the new kubeconfig does not authenticate; nothing was written"
+whole "$tmp/who"
+[ "$value" = "$user" ] ||
+	abort "the new kubeconfig authenticates as '$(safe "$value")', not $user; nothing was written"
+put_file "$new" "$file" 600 || abort "cannot write $file: $why"
 echo "$file: $user on $server; $expires" >"$tmp/out"
 emit "$tmp/out" 0
 finish 0

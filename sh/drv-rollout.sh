@@ -58,10 +58,10 @@ while [ $# -gt 0 ]; do
 	-g | --validate-timeout) [ $# -ge 2 ] || usage; s=$(seconds "$2" "$1") || finish 2; shift
 		o_g=$s ;;
 	-J | --wait-timeout) [ $# -ge 2 ] || usage; jtime=$(seconds "$2" "$1") || finish 2; shift ;;
-	-j | --wait-for) [ $# -ge 2 ] || usage; [ -n "$2" ] || usage; jsel=$2; shift ;;
+	-j | --wait-for) [ $# -ge 2 ] || usage; check_value "$1" "$2" "a label selector (job=train, 'app in (a,b)')"; jsel=$2; shift ;;
 	-w | --budget-wait) [ $# -ge 2 ] || usage; budget_wait=$(seconds "$2" "$1") || finish 2; shift ;;
-	-n | --driver-namespace) [ $# -ge 2 ] || usage; [ -n "$2" ] || usage; o_n=$2; shift ;;
-	-s | --driver-selector) [ $# -ge 2 ] || usage; [ -n "$2" ] || usage; o_s=$2; shift ;;
+	-n | --driver-namespace) [ $# -ge 2 ] || usage; check_value "$1" "$2" "a namespace"; o_n=$2; shift ;;
+	-s | --driver-selector) [ $# -ge 2 ] || usage; check_value "$1" "$2" "a label selector (app=nvidia-driver-daemonset)"; o_s=$2; shift ;;
 	-o | --log-dir) [ $# -ge 2 ] || usage; logdir=$2; shift ;;
 	-h | --help) show_usage ;;
 	--) shift; break ;;
@@ -88,9 +88,7 @@ n=${n:-0}
 [ "${#n}" -le 7 ] || { say "-u $maxun: too large"; usage; }
 [ -z "$pct" ] || [ "$n" -le 100 ] || { say "-u $maxun: over 100%"; usage; }
 image_source
-case $selector in
-*[![:print:]]*) die "-l takes a label selector, not '$(printf '%s' "$selector" | tr -c '[:print:]' '?')'" ;;
-esac
+[ -z "$selector" ] || check_value -l "$selector" "a label selector (pool=a100)"
 labels2tag=$(find_tool labels2tag) || finish 2
 matrix_grep=$(find_tool matrix-grep) || finish 2
 pdb_check=$(find_tool pdb-check) || finish 2
@@ -107,17 +105,30 @@ fi
 gpudrv_start 604800 3
 [ -n "$logdir" ] || { logdir=$tmp/logs && mkdir "$logdir"; }
 
-# The nodes, as the API has them now: into $tmp/facts, one GPU node a line,
-# tab-separated: name, driver major.minor.rev, upgrade state, skip label,
-# unschedulable, Ready; into $tmp/sel the names the rollout covers.
-FACTS='{range .items[*]}{.metadata.name}{"\t"}{.metadata.labels.nvidia\.com/cuda\.driver\.major}.{.metadata.labels.nvidia\.com/cuda\.driver\.minor}.{.metadata.labels.nvidia\.com/cuda\.driver\.rev}{"\t"}{.metadata.labels.nvidia\.com/gpu-driver-upgrade-state}{"\t"}{.metadata.labels.nvidia\.com/gpu-driver-upgrade\.skip}{"\t"}{.spec.unschedulable}{"\t"}{range .status.conditions[?(@.type=="Ready")]}{.status}{end}{"\n"}{end}'
+# The nodes, as the API has them now: every GPU node (maxUnavailable counts
+# them all) into $tmp/facts, one labels2tag -F record a node: name, tag for
+# $version (or UNKNOWN:...), driver, upgrade state, skip, cordon, ready,
+# initial; into $tmp/sel the names the rollout covers.  Each list is one GET
+# that proves itself whole (get_list, then labels2tag: a NodeList, every
+# byte), or the run knows nothing of the nodes.
+all_nodes="/api/v1/nodes?labelSelector=$(urlencode nvidia.com/gpu.present=true)"
+sel_nodes="/api/v1/nodes?labelSelector=$(urlencode "nvidia.com/gpu.present=true${selector:+,$selector}")"
+# node_list PATH JSON FILE: the GPU nodes GET PATH answers into JSON, and as
+# labels2tag -F records into FILE.
+node_list() {
+	get_list "$2" "$1" || return 2
+	"$labels2tag" -F -b "$major" "$2" >"$3" 2>"$tmp/l2t.err" && return 0
+	say "the answer to GET $1 is not a list of nodes:"
+	sed 's/^/    /' "$tmp/l2t.err" >&2 || :
+	return 2
+}
 read_facts() {
-	kc "$tmp/facts" "$tmp/err" get nodes -l nvidia.com/gpu.present=true -o "jsonpath=$FACTS" || return
+	node_list "$all_nodes" "$tmp/all.json" "$tmp/facts" || return 2
 	if [ -n "$selector" ]; then
-		kc "$tmp/sel" "$tmp/err" get nodes -l "nvidia.com/gpu.present=true,$selector" \
-			-o 'jsonpath={range .items[*]}{.metadata.name}{"\n"}{end}' || return
+		node_list "$sel_nodes" "$tmp/sel.json" "$tmp/sel" || return 2
+		cut -d ' ' -f1 "$tmp/sel" >"$tmp/sel.names" && mv "$tmp/sel.names" "$tmp/sel"
 	else
-		cut -f1 "$tmp/facts" >"$tmp/sel"
+		cut -d ' ' -f1 "$tmp/facts" >"$tmp/sel"
 	fi
 	sort -o "$tmp/sel" "$tmp/sel"
 	# A node that joined since the start (its image was not checked) waits
@@ -130,11 +141,11 @@ read_facts() {
 # this order: done (at the version, upgrade-done or no state), skip (the
 # operator's skip label), failed (upgrade-failed), else todo.
 classify() {
-	awk -F '\t' -v want="$version" 'NR == FNR { sel[$1] = 1; next }
+	awk -v want="$version" 'NR == FNR { sel[$1] = 1; next }
 		!($1 in sel) { next }
-		$2 == want && ($3 == "" || $3 == "upgrade-done") { print $1, "done"; next }
-		$4 == "true" { print $1, "skip"; next }
-		$3 == "upgrade-failed" { print $1, "failed"; next }
+		$3 == want && ($4 == "-" || $4 == "upgrade-done") { print $1, "done"; next }
+		$5 == "skip" { print $1, "skip"; next }
+		$4 == "upgrade-failed" { print $1, "failed"; next }
 		{ print $1, "todo" }' "$tmp/sel" "$tmp/facts" >"$tmp/mine"
 }
 # count CLASS...: how many nodes of $tmp/mine are of one of the CLASSes.
@@ -143,22 +154,25 @@ count() {
 }
 facts_or_die() {
 	read_facts && return 0
-	kubectl_said "cannot list the GPU nodes" "$tmp/err"
+	say "cannot list the GPU nodes"
 	stop_rollout 2
 }
 
 # The budgets and every pod, read by pdb-check -a: each node's draws on each
 # budget and what would block its drain, into $tmp/draws.
 read_draws() {
-	if ! kc "$tmp/pp" "$tmp/err" get --raw /apis/policy/v1/poddisruptionbudgets ||
-		! kc "$tmp/pods" "$tmp/err" get --raw '/api/v1/pods?fieldSelector=spec.nodeName%21%3D' ||
+	if ! get_list "$tmp/pp" /apis/policy/v1/poddisruptionbudgets ||
+		! get_list "$tmp/pods" '/api/v1/pods?fieldSelector=spec.nodeName%21%3D' ||
 		! cat "$tmp/pods" >>"$tmp/pp"; then
-		kubectl_said "cannot list budgets and pods" "$tmp/err"
+		say "cannot list budgets and pods"
 		stop_rollout 2
 	fi
 	pc=0
 	"$pdb_check" -a "$tmp/pp" >"$tmp/draws" || pc=$?
-	[ "$pc" -le 1 ] || stop_rollout 2
+	[ "$pc" -le 1 ] || {
+		say "pdb-check cannot judge the answers to GET /apis/policy/v1/poddisruptionbudgets and GET /api/v1/pods?fieldSelector=spec.nodeName%21%3D (exit $pc)"
+		stop_rollout 2
+	}
 }
 
 # plan: the next batch from $tmp/facts, $tmp/mine, $tmp/gone (the nodes this
@@ -178,10 +192,9 @@ read_draws() {
 plan() {
 	awk -v P="$par" -v U="$maxun" '
 	FILENAME == ARGV[1] {
-		split($0, f, "\t")
 		total++
-		if (f[5] == "true" || f[6] != "True") { down[f[1]] = 1; unav++ }
-		st[f[1]] = f[3]
+		if ($6 == "cordoned" || $7 != "ready") { down[$1] = 1; unav++ }
+		st[$1] = $4
 		next
 	}
 	FILENAME == ARGV[2] { order[++n] = $1; cls[$1] = $2; next }
@@ -194,7 +207,7 @@ plan() {
 		return cls[c] == "todo" && !(c in gone)
 	}
 	function rank(c) {
-		if (st[c] != "" && st[c] != "upgrade-done") return 1
+		if (st[c] != "-" && st[c] != "upgrade-done") return 1
 		return (c in down) ? 2 : 3
 	}
 	END {
@@ -246,10 +259,10 @@ batch_nodes=
 # no node is left cordoned without a word.
 report_cordoned() {
 	[ -s "$tmp/facts" ] || return 0
-	awk -F '\t' 'NR == FNR { sel[$1] = 1; next } ($1 in sel) && $5 == "true" { print $1, $3 }' \
+	awk 'NR == FNR { sel[$1] = 1; next } ($1 in sel) && $6 == "cordoned" { print $1, $4 }' \
 		"$tmp/sel" "$tmp/facts" | while read -r cn cs; do
 		case $cs in
-		'' | upgrade-done) say "$cn is cordoned, as it was before (the rollout leaves it so)" ;;
+		- | upgrade-done) say "$cn is cordoned, as it was before (the rollout leaves it so)" ;;
 		upgrade-failed) say "$cn is CORDONED and $STATE=upgrade-failed: see its messages; to return it to service: kubectl uncordon $cn" ;;
 		*) say "$cn is CORDONED, its upgrade under way ($STATE=$cs): run $prog again to finish it, or kubectl uncordon $cn" ;;
 		esac
@@ -257,10 +270,15 @@ report_cordoned() {
 }
 
 # now_of NODE: where this run's drv-upgrade.sh of NODE last said the node
-# stands ("unschedulable=... state=..."), if it did.
+# stands ("unschedulable=... state=..."), if it did: its "node now state
+# cordon" record (drv-upgrade.sh -P), on its standard output, which only it
+# writes.
 now_of() {
-	awk -v s="$(cat "$tmp/seen0.$1" 2>/dev/null || echo 0)" -v pre="drv-upgrade.sh: $1: now: " \
-		'NR > s && index($0, pre) == 1 { l = substr($0, length(pre) + 1) } END { print l }' "$logdir/$1.log"
+	awk -v n="$1" '$1 == n && $2 == "now" && NF == 4 {
+			l = "unschedulable=" ($4 == "cordoned" ? "true" : "") " state=" ($3 == "-" ? "" : $3)
+		}
+		$1 == n && $2 == "now" && NF == 3 { l = "" }
+		END { print l }' "$logdir/$1.out" 2>/dev/null
 }
 
 # summary STATUS: the counts from the nodes as they stand now, then exit
@@ -281,7 +299,15 @@ summary() {
 	fi
 	n_done=$(count "done")
 	n_failed=$(count failed)
-	total=$(grep -c . "$tmp/sel") || :
+	# A node of the rollout the API no longer lists (deleted, or no longer
+	# a GPU node) was not upgraded by this run: said, and counted left.
+	if [ -f "$tmp/scope" ]; then
+		awk 'FILENAME == ARGV[1] { s[$1] = 1; next } !($1 in s)' "$tmp/sel" "$tmp/scope" >"$tmp/vanished"
+		while read -r vn; do
+			say "$vn: no longer listed among the GPU nodes${selector:+ matching $selector}: left as it is"
+		done <"$tmp/vanished"
+	fi
+	total=$(grep -c . "$tmp/scope" 2>/dev/null || grep -c . "$tmp/sel") || :
 	[ "$dry" = 1 ] || report_cordoned
 	n_left=$((total - n_done - n_failed - n_skipped))
 	[ "$n_left" -ge 0 ] || n_left=0
@@ -327,20 +353,21 @@ stop_batch() {
 	done
 }
 
-# progress: the state changes the batch's drv-upgrade.sh runs wrote since
-# the last look, one "node state" line each (only whole lines are read).
+# progress: the state changes the batch's drv-upgrade.sh runs recorded since
+# the last look, one "node state" line each: their "node state" records
+# (drv-upgrade.sh -P) on their standard output, which nothing else writes
+# (what kubectl says goes to their standard error); only whole lines are read.
 progress() {
 	for bn in $batch_nodes; do
-		f=$logdir/$bn.log
+		f=$logdir/$bn.out
 		[ -f "$f" ] || continue
 		whole=$(wc -l <"$f")
 		seen=$(cat "$tmp/seen.$bn" 2>/dev/null || echo 0)
 		LAST=$tmp/last.$bn
 		export LAST
 		[ "$whole" -gt "$seen" ] || continue
-		awk -v from="$seen" -v to="$whole" -v node="$bn" -v key="$STATE" '
-			BEGIN { pre = "drv-upgrade.sh: " node ": " key "=" }
-			NR > from && NR <= to && index($0, pre) == 1 { last = substr($0, length(pre) + 1); print node, last }
+		awk -v from="$seen" -v to="$whole" -v node="$bn" '
+			NR > from && NR <= to && NF == 2 && $1 == node { last = $2; print node, last }
 			END { if (last != "") print last >ENVIRON["LAST"] }
 		' "$f" >>"$tmp/stdout"
 		echo "$whole" >"$tmp/seen.$bn"
@@ -354,46 +381,29 @@ progress() {
 : >"$tmp/draws"
 total=0
 
-# One rollout a cluster at a time, from this machine: a lock on a file named
-# after the API server, held by the run and everything it starts, so that a
-# rerun after the run itself was killed waits for the upgrades it left
-# running rather than take their nodes a second time.
+# One rollout a cluster at a time, from any machine: a Lease in the cluster,
+# renewed while the run goes on and released on the way out; and a lock on a
+# file named after the API server, in a directory only the user can write,
+# held by the run and everything it starts, so that a rerun after the run
+# itself was killed waits for the upgrades it left running rather than take
+# their nodes a second time (rollout_lock, gpudrv-lib.sh).
 if [ "$dry" = 0 ]; then
 	server=default
 	if kc "$tmp/server" /dev/null config view --minify -o 'jsonpath={.clusters[0].cluster.server}' &&
 		[ -s "$tmp/server" ]; then
 		server=$(cat "$tmp/server")
 	fi
-	lockf=${GPUDRV_LOCK_DIR:-/tmp}/gpudrv-rollout-$(id -u).$(printf '%s' "$server" | cksum | cut -d' ' -f1).lock
-	command -v flock >/dev/null 2>&1 || die "flock(1) not found on PATH: install util-linux"
-	# (a failed redirection of exec would end the shell: tried first)
-	{ : >>"$lockf"; } 2>/dev/null || die "cannot open the lock $lockf"
-	exec 9>>"$lockf"
-	if ! flock -n 9; then
-		say "another drv-rollout.sh of $server runs on this machine, or upgrades one started still do: waiting for them to end (lock $lockf)"
-		run_bg flock 9 || die "cannot take the lock $lockf"
-	fi
+	rollout_lock "$server"
 fi
 
 # Step 1: the nodes, and the image each would need.
 facts_or_die
 total=$(grep -c . "$tmp/sel") || :
 [ "$total" -gt 0 ] || die "no GPU node${selector:+ matching $selector} in the cluster"
-sel=nvidia.com/gpu.present=true
-[ -z "$selector" ] || sel=$sel,$selector
-if ! kc "$tmp/nodes" "$tmp/err" get --raw "/api/v1/nodes?labelSelector=$(urlencode "$sel")"; then
-	kubectl_said "cannot list the GPU nodes" "$tmp/err"
-	finish 2
-fi
-l2t=0
-"$labels2tag" -n -u -b "$major" "$tmp/nodes" >"$tmp/tags" || l2t=$?
-[ "$l2t" -le 1 ] || die "the node list could not be read; nothing was changed"
-# The rollout's nodes: in both lists (one that joined between them waits
-# for the next run).
-awk 'NR == FNR { t[$1] = 1; next } $1 in t' "$tmp/tags" "$tmp/sel" >"$tmp/scope"
-cp "$tmp/scope" "$tmp/sel"
-classify
-total=$(grep -c . "$tmp/sel") || :
+# The rollout's nodes are those of this first read: one that joins later
+# waits for the next run (its image was not checked).
+cp "$tmp/sel" "$tmp/scope"
+awk '{ print $1, $2 }' "$tmp/facts" >"$tmp/tags"
 
 # The nodes left out for good: the operator's skip label.
 awk '$2 == "skip" { print $1 }' "$tmp/mine" >"$tmp/skiplabel"
@@ -407,6 +417,16 @@ done <"$tmp/skiplabel"
 # Step 2: refuse early.  Every node still to upgrade needs its image now.
 awk '$2 == "todo" || $2 == "failed" { print $1 }' "$tmp/mine" >"$tmp/todo"
 awk 'NR == FNR { t[$1] = 1; next } $1 in t' "$tmp/todo" "$tmp/tags" >"$tmp/todo.tags"
+# A node to upgrade whose labels give no tag: its image cannot be checked.
+# (A node left out by its skip label needs none, whatever its labels.)
+awk '$2 ~ /^UNKNOWN:/' "$tmp/todo.tags" >"$tmp/untagged"
+if [ -s "$tmp/untagged" ]; then
+	while read -r un ut; do
+		f=${ut#UNKNOWN:}
+		say "$un: its labels give no tag for driver $version (label ${f#*:} is ${f%%:*}): its image cannot be checked"
+	done <"$tmp/untagged"
+	die "nothing was changed"
+fi
 if [ -n "$repo" ]; then
 	registry_tags "$tmp/tags.json" || die "nothing was changed"
 	matrix=$tmp/tags.json
@@ -425,8 +445,9 @@ if [ "$mg" = 1 ]; then
 	say "$n node(s) need an image that is not in ${repo:-$matrix}: build and push it first; nothing was changed"
 	[ -n "$repo" ] || {
 		say "the rows to add to $matrix:"
-		"$labels2tag" -c -n -b "$major" "$tmp/nodes" 2>/dev/null |
-			awk 'NR == FNR { if ($2 == "MISSING") m[$1] = 1; next } ($1 in m) { print "    " $2 }' "$tmp/audit" - >&2 || :
+		"$labels2tag" -c -n -b "$major" "$tmp/all.json" 2>/dev/null |
+			awk 'NR == FNR { if ($2 == "MISSING") m[$1] = 1; next } ($1 in m) && !seen[$2]++ { print "    " $2 }' \
+				"$tmp/audit" - >&2 || :
 	}
 	summary 1
 fi
@@ -474,16 +495,17 @@ batch_run() {
 	running=
 	batch_nodes=$1
 	last_batch=$1
+	lease_renew
 	for bn in $batch_nodes; do
-		# (-o: a node's log goes on from an earlier run's)
-		if [ -f "$logdir/$bn.log" ]; then wc -l <"$logdir/$bn.log"; else echo 0; fi >"$tmp/seen.$bn"
-		cp "$tmp/seen.$bn" "$tmp/seen0.$bn"
+		# (its records: this run's alone; -o: its log goes on from an
+		# earlier run's)
+		echo 0 >"$tmp/seen.$bn"
 		rm -f "$tmp/last.$bn"
 		# Each has its own deadline (its timeouts); the rollout's is
 		# enforced here, by stopping the batch (-R: resumable).
 		(
 			unset GPUDRV_TIMEOUT
-			exec "$drv_upgrade" -R -N ${lab:+-L} -m "$matrix" ${o_t:+-t "$o_t"} ${o_g:+-g "$o_g"} \
+			exec "$drv_upgrade" -R -N -P ${lab:+-L} -m "$matrix" ${o_t:+-t "$o_t"} ${o_g:+-g "$o_g"} \
 				${jsel:+-j "$jsel"} ${jtime:+-J "$jtime"} ${o_n:+-n "$o_n"} ${o_s:+-s "$o_s"} \
 				"$bn" "$version"
 		) >"$logdir/$bn.out" 2>>"$logdir/$bn.log" </dev/null &
@@ -494,6 +516,7 @@ batch_run() {
 		run_bg sleep "$tick"
 		[ "$(time_left)" -gt 0 ] ||
 			gpudrv_abort "the run's deadline came ($gpudrv_why) during batch $batch"
+		lease_renew
 		progress
 		still=
 		for p in $running; do
@@ -519,14 +542,14 @@ batch_end() {
 	for bn in $batch_nodes; do
 		st=$(cat "$tmp/rc.$bn")
 		if [ "$1" = 1 ]; then
-			now=$(awk -F '\t' -v n="$bn" '$1 == n { print $3 }' "$tmp/facts")
-			# The state a failure path wrote without a word: said here.
-			[ "$now" = "$(cat "$tmp/last.$bn" 2>/dev/null)" ] || out "$bn ${now:--}"
+			now=$(awk -v n="$bn" '$1 == n { print $4 }' "$tmp/facts")
+			last=$(cat "$tmp/last.$bn" 2>/dev/null) || last=-
+			# The state a failure path wrote without a record: said here.
+			[ "${now:--}" = "$last" ] || out "$bn ${now:--}"
 		fi
 		[ "$st" != 0 ] || continue
-		# Refused: drv-upgrade.sh stopped before its first state label.
-		if [ "$st" = 1 ] && ! awk -v k=": $STATE=" 'NR > s && index($0, k) { f = 1 } END { exit !f }' \
-			s="$(cat "$tmp/seen0.$bn")" "$logdir/$bn.log"; then
+		# Refused: drv-upgrade.sh stopped before it recorded a state.
+		if [ "$st" = 1 ] && ! [ -e "$tmp/last.$bn" ]; then
 			say "$bn: drv-upgrade.sh refused (exit 1); nothing was changed; its last words:"
 			n_skipped=$((n_skipped + 1))
 		else
@@ -563,6 +586,7 @@ while :; do
 	go=$(sed -n 's/^GO //p' "$tmp/plan")
 	if [ -z "$go" ] && [ "$waiting" = 1 ]; then
 		nap 5
+		lease_renew
 		facts_or_die
 		read_draws
 		continue
@@ -588,7 +612,7 @@ while :; do
 	read_facts || fresh=0
 	batch_end "$fresh"
 	if [ "$fresh" = 0 ]; then
-		kubectl_said "cannot list the GPU nodes after batch $batch" "$tmp/err"
+		say "cannot list the GPU nodes after batch $batch"
 		stop_rollout 2
 	fi
 	if [ -n "$failed_now" ] && [ "$keep_going" = 0 ]; then

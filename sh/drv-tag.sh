@@ -31,6 +31,12 @@ check_node "$node"
 gpudrv_start 120 0
 
 get_node "$node" "$tmp/node"
+# The answer must be that one node, whole (labels2tag -F reads it as the
+# other scripts do): a list, or another node, is not its tag.
+"$labels2tag" -F "$tmp/node" >"$tmp/facts" || finish 2
+if [ "$(grep -c . "$tmp/facts")" != 1 ] || [ "$(cut -d ' ' -f1 "$tmp/facts")" != "$node" ]; then
+	die "the API's answer for node $node is not that one node (it holds: $(cut -d ' ' -f1 "$tmp/facts" | head -n 3 | tr '\n' ' ' | sed 's/ $//'))"
+fi
 set -- -N
 [ -z "$branch" ] || set -- "$@" -b "$branch"
 [ -z "$kernel" ] || set -- "$@" -k "$kernel"

@@ -9,7 +9,7 @@
 set -eu
 
 prog=drv-upgrade.sh
-usage_line="usage: $prog [-LNR] [-d drain-log] [-m matrix] [-t drain-timeout] [-w budget-wait] [-g validate-timeout] [-j job-selector [-J job-timeout]] [-n driver-namespace] [-s driver-selector] node version"
+usage_line="usage: $prog [-LNPR] [-d drain-log] [-m matrix] [-t drain-timeout] [-w budget-wait] [-g validate-timeout] [-j job-selector [-J job-timeout]] [-n driver-namespace] [-s driver-selector] node version"
 STATE=nvidia.com/gpu-driver-upgrade-state
 INITIAL=nvidia.com/gpu-driver-upgrade.node-initial-state.unschedulable
 SKIP=nvidia.com/gpu-driver-upgrade.skip
@@ -28,6 +28,7 @@ lib=$here/../lib/gpudrv/gpudrv-lib.sh
 lab=0
 resumable=0    # -R: a signal leaves a state to resume from, not upgrade-failed
 no_audit=0     # -N: no fleet audit at the end
+progress=0     # -P: a record on standard output at each change of state (drv-rollout.sh reads them)
 matrix=${GPUDRV_MATRIX:-$default_matrix}
 drain_timeout=300
 budget_wait=0
@@ -43,6 +44,7 @@ while [ $# -gt 0 ]; do
 	-L | --lab) lab=1 ;;
 	-R | --resumable) resumable=1 ;;
 	-N | --no-audit) no_audit=1 ;;
+	-P | --progress) progress=1 ;;
 	-d | --drain-log) [ $# -ge 2 ] || usage; drain_log=$2; shift ;;
 	-m | --matrix) [ $# -ge 2 ] || usage; matrix=$2; shift ;;
 	-t | --drain-timeout) [ $# -ge 2 ] || usage; drain_timeout=$(seconds "$2" "$1") || finish 2; shift ;;
@@ -64,14 +66,11 @@ if [ -n "$wait_timeout" ] && [ "$wait_given" = 0 ]; then
 	say "-J is how long to wait for the pods -j selects: give -j too"
 	usage
 fi
-# The API server judges the selector (before the node is touched); here only
-# what would garble the messages.
-case $wait_given$wait_sel in
-1 | *[![:print:]]*)
-	say "-j takes a label selector (job=train, 'app in (a,b)'), not '$(printf '%s' "$wait_sel" | tr -c '[:print:]' '?')'"
-	usage
-	;;
-esac
+# The API server judges selectors and names (before the node is touched);
+# here only what is empty or would garble a message or a request.
+[ "$wait_given" = 0 ] || check_value -j "$wait_sel" "a label selector (job=train, 'app in (a,b)')"
+check_value -n "$driver_ns" "a namespace"
+check_value -s "$driver_sel" "a label selector (app=nvidia-driver-daemonset)"
 wait_timeout=${wait_timeout:-0}
 labels2tag=$(find_tool labels2tag) || finish 2
 matrix_grep=$(find_tool matrix-grep) || finish 2
@@ -85,6 +84,7 @@ resume_opts="$resume_opts -n $(shq "$driver_ns") -s $(shq "$driver_sel")"
 [ "$lab" = 0 ] || resume_opts="-L $resume_opts"
 [ "$resumable" = 0 ] || resume_opts="-R $resume_opts"
 [ "$no_audit" = 0 ] || resume_opts="-N $resume_opts"
+[ "$progress" = 0 ] || resume_opts="-P $resume_opts"
 node=$1
 version=$2
 [ "$drain_timeout" -gt 0 ] || { say "the drain timeout must be at least 1 second"; usage; }
@@ -95,7 +95,7 @@ if [ -n "$drain_log" ] && ! writable "$drain_log"; then
 	die "cannot write the drain log $drain_log (-d): $why; nothing was changed"
 fi
 
-phase=none       # none, cordoned, drained, validated, finished: what the failure path must undo
+phase=none       # none, cordoned, drained, uncordoned, validated, finished: what the failure path must undo
 prev_state=      # the state label before we touched it
 state_set=0      # 1 once we have written the state label
 we_cordoned=0
@@ -108,32 +108,62 @@ jobs_time=0
 if [ -n "$wait_sel" ]; then jobs_time=$wait_timeout; [ "$jobs_time" -gt 0 ] || jobs_time=86400; fi
 gpudrv_start $((budget_wait + drain_timeout + validate_timeout + jobs_time + 120)) 3
 
-# field JSONPATH: the node's fields, fresh from the API, into $val.
-field() {
-	kc "$tmp/field" "$tmp/err" get node "$node" -o "jsonpath=$1" || return
-	val=$(cat "$tmp/field")
+# Records (-P) go to the standard output the script was given, as they come,
+# even while a failure path silences its messages.
+exec 3>&1
+
+# facts FILE: the node in FILE (its JSON) read by labels2tag -F, the one
+# reader of a node: $n_tag (the tag it needs for $version, or UNKNOWN:...),
+# $n_driver (major.minor.rev or -), $n_state (or -), $n_skip (skip or -),
+# $n_cordon (cordoned or schedulable), $n_initial (was-cordoned or -).
+# Status 2 with the reason in $tmp/err when FILE is not this node whole.
+facts() {
+	"$labels2tag" -F -b "$major" "$1" >"$tmp/facts" 2>"$tmp/err" || return 2
+	read -r n_name n_tag n_driver n_state n_skip n_cordon _ n_initial <"$tmp/facts" || {
+		echo "no record of the node in the API's answer" >"$tmp/err"
+		return 2
+	}
+	[ "$n_name" = "$node" ] || {
+		echo "the API answered with node $n_name, not $node" >"$tmp/err"
+		return 2
+	}
+}
+# look: the node as the API has it now (one GET of its JSON), into facts'
+# variables.
+look() {
+	kc "$tmp/look" "$tmp/err" get --raw "/api/v1/nodes/$node" || return 2
+	facts "$tmp/look"
+}
+# record WORDS...: with -P, "node WORDS" on standard output at once: "node
+# state" at each change of the state label ("-": removed), "node now state
+# cordon" where a failure or a signal left it, as the API said ("node now
+# unknown": it did not answer).  Only this script writes there: what kubectl
+# or a server says goes to standard error, indented or on one line.
+record() {
+	[ "$progress" = 1 ] || return 0
+	printf '%s %s\n' "$node" "$*" >&3 2>/dev/null || gpudrv_abort "cannot write to standard output"
 }
 # running_jobs: into $tmp/jobs, "namespace/name" of each pod on the node that
 # -j selects and that still runs: phase Running or Pending, as the operator
 # counts (Succeeded, Failed and Unknown are not), the API server filtering;
 # $njobs: how many, $jobs_named: the first five and how many more.
 running_jobs() {
-	kc "$tmp/jobs" "$tmp/err" get pods -A -l "$wait_sel" \
-		--field-selector="spec.nodeName=$node,status.phase!=Succeeded,status.phase!=Failed,status.phase!=Unknown" \
-		-o 'jsonpath={range .items[*]}{.metadata.namespace}/{.metadata.name}{"\n"}{end}' || return
+	kc_list "$tmp/jobs" "the pods -j '$wait_sel' selects on $node" '{range .items[*]}{.metadata.namespace}/{.metadata.name}{"\n"}{end}' \
+		pods -A -l "$wait_sel" \
+		--field-selector="spec.nodeName=$node,status.phase!=Succeeded,status.phase!=Failed,status.phase!=Unknown" || return
 	njobs=$(grep -c . "$tmp/jobs") || :
 	jobs_named=$(awk 'NR <= 5 { printf "%s%s", (NR > 1 ? " " : ""), $0 } END { if (NR > 5) printf " and %d more", NR - 5 }' "$tmp/jobs")
 }
-VERSION_PATH='{.metadata.labels.nvidia\.com/cuda\.driver\.major}.{.metadata.labels.nvidia\.com/cuda\.driver\.minor}.{.metadata.labels.nvidia\.com/cuda\.driver\.rev}'
 
 set_state() {
 	if ! kc /dev/null "$tmp/err" label node "$node" --overwrite "$STATE=$1"; then
-		say "cannot set $STATE=$1 on $node: $(cat "$tmp/err")"
+		say "cannot set $STATE=$1 on $node: $(said "$tmp/err")"
 		return 1
 	fi
 	cur_state=$1
 	state_set=1
 	say "$node: $STATE=$1"
+	record "$1"
 }
 
 # on_fail REASON STATUS: the one exit path after a failure, a signal or the
@@ -149,7 +179,7 @@ on_fail() {
 	if [ "$resumable" = 1 ] && [ -n "$gpudrv_signalled" ]; then
 		case $phase in
 		cordoned) failed=upgrade-required ;;
-		drained) failed=$cur_state ;;
+		drained | uncordoned) failed=$cur_state ;;
 		esac
 	fi
 	case $phase in
@@ -157,9 +187,10 @@ on_fail() {
 		if [ "$state_set" = 0 ]; then
 			:
 		elif [ -n "$prev_state" ]; then
-			kc /dev/null /dev/null label node "$node" --overwrite "$STATE=$prev_state"
+			kc /dev/null /dev/null label node "$node" --overwrite "$STATE=$prev_state" &&
+				record "$prev_state"
 		else
-			kc /dev/null /dev/null label node "$node" "$STATE-"
+			kc /dev/null /dev/null label node "$node" "$STATE-" && record -
 		fi
 		say "$node: nothing was changed"
 		;;
@@ -184,6 +215,12 @@ on_fail() {
 		say "to resume: $resume"
 		say "to return it to service as it is: kubectl uncordon $node"
 		;;
+	uncordoned)
+		# The new driver is in; whether the uncordon took, the look below says.
+		[ "$failed" = "$cur_state" ] || set_state "$failed" >/dev/null 2>&1
+		say "$node: driver $version validated; the uncordon was sent, not confirmed; $STATE=${cur_state:--}"
+		say "to resume: $resume"
+		;;
 	validated)
 		# The new driver is in and the node as it was before: only the record is missing.
 		set_state upgrade-done >/dev/null 2>&1
@@ -195,9 +232,13 @@ on_fail() {
 		;;
 	esac
 	# Say what the API says now, so message and node agree.
-	if field '{.spec.unschedulable} {.metadata.labels.nvidia\.com/gpu-driver-upgrade-state}'; then
-		say "$node: now: unschedulable=${val% *} state=${val#* }"
+	if look; then
+		u=
+		[ "$n_cordon" = schedulable ] || u=true
+		say "$node: now: unschedulable=$u state=${n_state#-}"
+		record now "$n_state" "$n_cordon"
 	else
+		record now unknown
 		say "$node: now: unknown: the API did not answer; last known: $(
 			if [ "$cordoned" = 1 ]; then echo cordoned; else echo schedulable; fi), $STATE=${cur_state:--}"
 		say "when it answers, check with: kubectl get node $node --show-labels"
@@ -209,20 +250,19 @@ abort() {
 	on_fail "$1" 2
 }
 
-# Step 0: the node as it is: its labels, then its upgrade state and skip
-# label (label values hold no blank), cordon, driver and initial-state
-# annotation (last: its value is any text).
+# Step 0: the node as it is, one GET: its labels (the tag, the driver, the
+# upgrade state, the skip label), its cordon and the initial-state annotation.
 get_node "$node" "$tmp/node"
-field "{.metadata.labels.nvidia\.com/gpu-driver-upgrade-state} {.metadata.labels.nvidia\.com/gpu-driver-upgrade\.skip}{\"\\n\"}{.spec.unschedulable}{\"\\n\"}$VERSION_PATH{\"\\n\"}{.metadata.annotations.nvidia\.com/gpu-driver-upgrade\.node-initial-state\.unschedulable}" ||
-	on_fail "kubectl failed: $(cat "$tmp/err")" 2
-labels=$(sed -n 1p "$tmp/field")
-prev_state=${labels%% *}
-skip=${labels#"$prev_state"}
-skip=${skip# }
+facts "$tmp/node" || on_fail "the API's answer for the node cannot be read: $(said "$tmp/err")" 2
+prev_state=${n_state#-}
 cur_state=$prev_state
-unsched=$(sed -n 2p "$tmp/field")
-have=$(sed -n 3p "$tmp/field")
-initial=$(sed -n '4,$p' "$tmp/field")
+skip=
+[ "$n_skip" = - ] || skip=true
+unsched=
+[ "$n_cordon" = schedulable ] || unsched=true
+have=$n_driver
+initial=
+[ "$n_initial" = - ] || initial=true
 if [ "$have" = "$version" ] && [ "$prev_state" = upgrade-done ] && [ "$unsched" != true ]; then
 	say "$node: already at driver $version, schedulable, $STATE=upgrade-done"
 	echo "$node upgrade-done $version" >"$tmp/stdout"
@@ -239,10 +279,13 @@ if [ "$skip" = true ]; then
 fi
 
 # Step 1: the image first.  The tag comes from labels2tag, never from a split.
-target=$("$labels2tag" -N -b "$major" "$tmp/node") ||
-	on_fail "the target tag cannot be computed from the node's labels" 2
-row=$("$labels2tag" -N -c -b "$major" "$tmp/node") ||
-	on_fail "the matrix row cannot be computed from the node's labels" 2
+case $n_tag in
+UNKNOWN:*)
+	f=${n_tag#UNKNOWN:}
+	on_fail "the target tag cannot be computed from the node's labels: label ${f#*:} is ${f%%:*}" 2
+	;;
+esac
+target=$n_tag
 mg=0
 printf '%s %s\n' "$node" "$target" | "$matrix_grep" -m "$matrix" >/dev/null || mg=$?
 case $mg in
@@ -250,7 +293,8 @@ case $mg in
 1)
 	say "$node needs image $target, which is not in $matrix"
 	say "build and push it first, then add this row to $matrix:"
-	echo "$row" >"$tmp/stdout"
+	"$labels2tag" -N -c -b "$major" "$tmp/node" >"$tmp/stdout" ||
+		on_fail "the matrix row cannot be computed from the node's labels" 2
 	emit "$tmp/stdout" 1
 	finish 1
 	;;
@@ -265,10 +309,10 @@ esac
 pods_on_node="/api/v1/pods?fieldSelector=spec.nodeName%3D$node"
 waited=0
 while :; do
-	if ! kc "$tmp/pp" "$tmp/err" get --raw /apis/policy/v1/poddisruptionbudgets ||
-		! kc "$tmp/pods" "$tmp/err" get --raw "$pods_on_node" ||
+	if ! get_list "$tmp/pp" /apis/policy/v1/poddisruptionbudgets ||
+		! get_list "$tmp/pods" "$pods_on_node" ||
 		! cat "$tmp/pods" >>"$tmp/pp"; then
-		kubectl_said "cannot list budgets and pods" "$tmp/err"
+		say "$node: the budgets and the node's pods cannot be read; nothing was changed"
 		finish 2
 	fi
 	pc=0
@@ -283,13 +327,16 @@ while :; do
 	nap 5
 	waited=$((waited + 5))
 done
-[ "$pc" -eq 0 ] || finish 2
+if [ "$pc" != 0 ]; then
+	say "$node: pdb-check cannot judge the answers to GET /apis/policy/v1/poddisruptionbudgets and GET $pods_on_node (exit $pc); nothing was changed"
+	finish 2
+fi
 say "$node: the budgets leave room for the drain"
 # The pods -j names, listed once before the node is touched: the API server
 # judges the selector here rather than after the cordon.
 if [ -n "$wait_sel" ]; then
 	if ! running_jobs; then
-		kubectl_said "cannot list the pods -j '$wait_sel' selects on $node; nothing was changed" "$tmp/err"
+		say "$node: nothing was changed"
 		finish 2
 	fi
 fi
@@ -302,7 +349,7 @@ elif [ "$unsched" = true ] && { [ -z "$prev_state" ] || [ "$prev_state" = upgrad
 	# A fresh upgrade of a node someone cordoned: it stays cordoned.
 	we_cordoned=0
 	kc /dev/null "$tmp/err" annotate node "$node" --overwrite "$INITIAL=true" ||
-		on_fail "cannot annotate: $(cat "$tmp/err")" 2
+		on_fail "cannot annotate: $(said "$tmp/err")" 2
 else
 	we_cordoned=1
 fi
@@ -311,10 +358,10 @@ fi
 set_state upgrade-required || on_fail "the API refused a label" 2
 set_state cordon-required || on_fail "the API refused a label" 2
 phase=cordoned
-kc /dev/null "$tmp/err" cordon "$node" || on_fail "cordon failed: $(cat "$tmp/err")" 2
+kc /dev/null "$tmp/err" cordon "$node" || on_fail "cordon failed: $(said "$tmp/err")" 2
 # kubectl cordon exits 0 even when the API refuses the patch: look.
-field '{.spec.unschedulable}' || on_fail "cannot read the node after the cordon: $(cat "$tmp/err")" 2
-[ "$val" = true ] || on_fail "the cordon did not take: the API left the node schedulable" 2
+look || on_fail "cannot read the node after the cordon: $(said "$tmp/err")" 2
+[ "$n_cordon" = cordoned ] || on_fail "the cordon did not take: the API left the node schedulable" 2
 cordoned=1
 # With -j, the operator's wait-for-jobs-required: the pods it selects on the
 # node end (Succeeded or Failed), or -J passes and the drain evicts them as
@@ -325,7 +372,7 @@ if [ -n "$wait_sel" ]; then
 	t0=$(date +%s)
 	first=1
 	while :; do
-		running_jobs || on_fail "cannot list the pods -j selects: $(cat "$tmp/err")" 2
+		running_jobs || on_fail "cannot list the pods -j selects" 2
 		waited=$(($(date +%s) - t0))
 		if [ "$njobs" = 0 ] && [ "$first" = 1 ]; then
 			say "$node: no pod matching '$wait_sel' runs on the node"
@@ -376,19 +423,24 @@ set_state pod-restart-required || on_fail "the API refused a label" 2
 if [ "$lab" = 1 ]; then
 	# The lab has no driver: loading it is the change of the three labels.
 	kc /dev/null "$tmp/err" label node "$node" --overwrite "$L_MAJOR=$major" "$L_MINOR=$minor" "$L_REV=$rev" ||
-		on_fail "cannot set the driver labels: $(cat "$tmp/err")" 2
+		on_fail "cannot set the driver labels: $(said "$tmp/err")" 2
 else
 	# The driver pod on the node restarts with the new image.
 	kc "$tmp/del" "$tmp/err" delete pod -n "$driver_ns" -l "$driver_sel" --field-selector "spec.nodeName=$node" \
-		--wait=false || on_fail "cannot restart the driver pod: $(cat "$tmp/err")" 2
+		--wait=false || on_fail "cannot restart the driver pod: $(said "$tmp/err")" 2
 	grep -q . "$tmp/del" || say "$node: warning: no driver pod ($driver_sel in $driver_ns) on the node"
 fi
 
 set_state validation-required || on_fail "the API refused a label" 2
 waited=0
 while :; do
+	# A look that fails is not an answer: said, and tried again.
 	have=
-	if field "$VERSION_PATH"; then have=$val; fi
+	if look; then
+		have=$n_driver
+	else
+		say "$node: warning: cannot read the node while waiting for the driver: $(said "$tmp/err"); looking again"
+	fi
 	[ "$have" != "$version" ] || break
 	[ "$waited" -lt "$validate_timeout" ] ||
 		on_fail "gpu-feature-discovery reports driver '$have', not $version, after ${waited}s" 2
@@ -401,9 +453,10 @@ say "$node: the node reports driver $version"
 # to upgrade-done, as the operator moves it (its initial-state annotation).
 if [ "$we_cordoned" = 1 ]; then
 	set_state uncordon-required || on_fail "the API refused a label" 2
-	kc /dev/null "$tmp/err" uncordon "$node" || on_fail "uncordon failed: $(cat "$tmp/err")" 2
-	field '{.spec.unschedulable}' || on_fail "cannot read the node after the uncordon: $(cat "$tmp/err")" 2
-	[ "$val" != true ] || on_fail "the uncordon did not take: the node is still cordoned" 2
+	kc /dev/null "$tmp/err" uncordon "$node" || on_fail "uncordon failed: $(said "$tmp/err")" 2
+	phase=uncordoned
+	look || on_fail "cannot read the node after the uncordon: $(said "$tmp/err")" 2
+	[ "$n_cordon" = schedulable ] || on_fail "the uncordon did not take: the node is still cordoned" 2
 	cordoned=0
 else
 	say "$node: left cordoned: it was unschedulable before the upgrade began"

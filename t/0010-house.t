@@ -24,7 +24,7 @@ for cmd in "$BIN"/*; do
 	t_grep "$name -h prints its usage on stdout" out "^usage: $name\( \|$\)"
 done
 if command -v shellcheck >/dev/null 2>&1; then
-	for s in "$ROOT"/sh/*.sh; do
+	for s in "$ROOT"/sh/*.sh "$ROOT"/sh/kubectl-gpudrv; do
 		t_run shellcheck -x -s sh "$s"
 		t_rc 0 "shellcheck ${s##*/}"
 	done

@@ -48,6 +48,21 @@ t_err "is refused before kubectl runs" "drv-tag.sh: not a node name: 'lab-node-1
 t_run cat kubectl.log
 t_out "kubectl was not called"
 
+# The answer must be that one node: a list of nodes (a proxy's cache, a
+# wrong path) is not its tag, nor is another node.
+FAKE_KUBECTL=ok FAKE_OUT=$DATA/lab-nodes.json t_run drv-tag.sh lab-node-1
+t_rc 2 "a list of three nodes where one node was asked for"
+t_err "says so, naming what it holds" \
+	"drv-tag.sh: the API's answer for node lab-node-1 is not that one node (it holds: lab-node-0 lab-node-1 lab-node-2)"
+t_out "and prints no tag"
+FAKE_KUBECTL=ok FAKE_OUT=$DATA/node-1.json t_run drv-tag.sh lab-node-0
+t_rc 2 "another node's answer"
+t_err "says so" "drv-tag.sh: the API's answer for node lab-node-0 is not that one node (it holds: lab-node-1)"
+: >empty.json
+FAKE_KUBECTL=ok FAKE_OUT=$PWD/empty.json t_run drv-tag.sh lab-node-1
+t_rc 2 "an empty answer (kubectl exit 0)"
+t_out "prints no tag"
+
 t_run drv-tag.sh
 t_rc 2 "no node"
 t_err "prints the usage" "usage: drv-tag.sh [-b branch] [-k kernel] node"

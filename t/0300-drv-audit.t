@@ -213,7 +213,47 @@ t_run "$A" -r registry.example/nvidia/driver -m two.csv
 t_rc 2 "-r with -m"
 t_grep "is one or the other" err "^drv-audit.sh: -m names a matrix, -r a registry: one or the other$"
 
+# Each option's value is one line of printable text (a file name: no
+# control character), not empty; else exit 2 naming it, before any request.
+# A selector with a newline once became another selector (a=bc!=d), and an
+# empty -p no textfile at all.
+nl='
+'
+tab='	'
+: >kubectl.log
+: >skopeo.log
+while IFS='|' read -r opt val shown what; do
+	case $opt in -l) set -- -k 6.8.0-52-generic ;; *) set -- ;; esac
+	case $val in
+	*NL*) val="${val%%NL*}$nl${val#*NL}" ;;
+	*TAB*) val="${val%%TAB*}$tab${val#*TAB}" ;;
+	esac
+	t_run "$A" "$@" "$opt" "$val"
+	t_rc 2 "$opt '$shown'"
+	t_out "$opt '$shown': nothing on stdout"
+	t_err "$opt '$shown': names it, shown on one line" "drv-audit.sh: $opt takes $what, not '$shown'"
+done <<'EOF'
+-l|a=bNLc!=d|a=b?c!=d|a label selector
+-l|||a label selector
+-l|a=bTABc|a=b?c|a label selector
+-k|6.8.0-52-genericNLx|6.8.0-52-generic?x|a kernel version (uname -r)
+-k|||a kernel version (uname -r)
+-b|570NL|570?|a driver version (570, 570.86.10)
+-b|||a driver version (570, 570.86.10)
+-r|registry.example/nvidia/driverNLx|registry.example/nvidia/driver?x|a repository (registry/path/name)
+-r|||a repository (registry/path/name)
+-m|two.csvNL|two.csv?|a file name without control characters
+-m|||a file name without control characters
+-p|audit.promNLx|audit.prom?x|a file name without control characters
+-p|||a file name without control characters
+EOF
+t_run cat kubectl.log skopeo.log
+t_out "neither kubectl nor skopeo was run"
+GPUDRV_MATRIX="two.csv$nl" t_run "$A"
+t_rc 2 "GPUDRV_MATRIX with a newline"
+t_err "names it" "drv-audit.sh: GPUDRV_MATRIX takes a file name without control characters, not 'two.csv?'"
+
 t_run "$A" -x
 t_rc 2 "an unknown option"
-t_err "prints the usage" "usage: drv-audit.sh [-e] [-m matrix | -r repository [-I]] [-p promfile] [-b version | -t] [-k kernel [-l selector]]"
+t_err "prints the usage" "usage: drv-audit.sh [-e] [-m matrix | -r repository [-I]] [-p promfile] [-P url [-c cluster]] [-b version | -t] [-k kernel [-l selector]]"
 t_done

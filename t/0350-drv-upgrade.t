@@ -36,10 +36,10 @@ t_run grep -c '^--request-timeout=[0-9]*s drain ' kubectl.log
 t_out "no drain was started" 0
 
 # The fake cluster, extended: FAKE_SKIP is the node's
-# nvidia.com/gpu-driver-upgrade.skip label, as the real API answers the
-# jsonpath (the state, a blank, the skip value); FAKE_JOBS names the files in
+# nvidia.com/gpu-driver-upgrade.skip label; FAKE_JOBS names the files in
 # t/data/upgrade that the queries of -j get (the pods still running, as the
-# API server filters them and kubectl's jsonpath prints them), one a call, the
+# API server filters them and kubectl's jsonpath prints them, between the
+# list's kind and the end line drv-upgrade.sh asks for), one a call, the
 # last one again and again ("refused": the API refuses the selector).
 t_fake_cluster
 mv kubectl kubectl.cluster
@@ -60,12 +60,21 @@ case $* in
 		echo 'Error from server (BadRequest): unable to parse requirement: values[0][job]: Invalid value: "train!": a valid label must be an empty string or consist of alphanumeric characters' >&2
 		exit 1
 	fi
+	echo List
 	cat "$FAKE_DATA/upgrade/$f"
+	echo --end--
 	;;
-*" get node lab-node-1 -o jsonpath="*initial-state*)
-	"$F/kubectl.cluster" "$@" | sed "1s/\$/ ${FAKE_SKIP:-}/"
+*" label node lab-node-1 --overwrite nvidia.com/gpu-driver-upgrade-state=${FAKE_DENY:-none}")
+	# A webhook's denial: two lines, the second like one of the script's own.
+	printf '%s\n' "$*" >>"$F/kubectl.log"
+	echo 'Error from server: admission webhook "policy.example" denied the request:' >&2
+	echo "drv-upgrade.sh: lab-node-1: nvidia.com/gpu-driver-upgrade-state=upgrade-done" >&2
+	exit 1
 	;;
-*) exec "$F/kubectl.cluster" "$@" ;;
+*)
+	printf '%s\n' "${FAKE_SKIP:-}" >"$F/fake/skip"
+	exec "$F/kubectl.cluster" "$@"
+	;;
 esac
 STUB
 chmod +x kubectl
@@ -187,7 +196,7 @@ t_err "says it is left alone, and how to upgrade it" \
 	"drv-upgrade.sh: lab-node-1: labelled nvidia.com/gpu-driver-upgrade.skip=true: left alone, as the GPU Operator leaves it; nothing was changed; the node is schedulable, nvidia.com/gpu-driver-upgrade-state=-" \
 	"drv-upgrade.sh: to upgrade it, first: kubectl label node lab-node-1 nvidia.com/gpu-driver-upgrade.skip-"
 t_run sed 's/^--request-timeout=[0-9]*s //; s/ -o jsonpath=.*//' kubectl.log
-t_out "reads the node and nothing else" "get --raw /api/v1/nodes/lab-node-1" "get node lab-node-1"
+t_out "reads the node, once, and nothing else" "get --raw /api/v1/nodes/lab-node-1"
 t_run t_fake_state
 t_out "the node is as it was" "unschedulable= state="
 echo 535.183.06 >fake/driver
@@ -295,8 +304,9 @@ t_rc 2 "-j with a selector the API refuses"
 t_out "prints nothing on stdout"
 {
 	before_drain
-	printf '%s\n' "drv-upgrade.sh: cannot list the pods -j 'job=train!' selects on lab-node-1; nothing was changed; kubectl said:" \
+	printf '%s\n' "drv-upgrade.sh: cannot list the pods -j 'job=train!' selects on lab-node-1; kubectl said:" \
 		'    Error from server (BadRequest): unable to parse requirement: values[0][job]: Invalid value: "train!": a valid label must be an empty string or consist of alphanumeric characters'
+	e "nothing was changed"
 } >err.expected
 t_cmp "says the API refused it and nothing was changed" err.expected err
 t_is "no label, annotation or cordon was written" "$(calls '\(label\|annotate\|cordon\) ')" 0
@@ -304,8 +314,8 @@ t_is "no label, annotation or cordon was written" "$(calls '\(label\|annotate\|c
 # The options.
 t_run up -j '' lab-node-1 550.90.07
 t_rc 2 "-j ''"
-t_err "says -j takes a selector, then the usage" \
-	"drv-upgrade.sh: -j takes a label selector (job=train, 'app in (a,b)'), not ''" "$(drv-upgrade.sh -h)"
+t_err "says -j takes a selector" \
+	"drv-upgrade.sh: -j takes a label selector (job=train, 'app in (a,b)'), not ''"
 t_run up -J 60 lab-node-1 550.90.07
 t_rc 2 "-J without -j"
 t_err "says -J goes with -j, then the usage" \
@@ -313,4 +323,59 @@ t_err "says -J goes with -j, then the usage" \
 t_run up -j job=train -J 1h lab-node-1 550.90.07
 t_rc 2 "-J that is not seconds"
 t_grep "says what -J takes" err "^drv-upgrade.sh: -J takes a number of seconds, not '1h'$"
+rm -f kubectl.log
+for o in -n -s; do
+	t_run up "$o" '' lab-node-1 550.90.07
+	t_rc 2 "$o '': refused, as drv-rollout.sh refuses it"
+	t_grep "$o '': says what $o takes" err "^drv-upgrade.sh: $o takes a .*, not ''$"
+done
+t_run up -s "$(printf 'app=x\nother=y')" lab-node-1 550.90.07
+t_rc 2 "-s with a newline"
+t_grep "is shown safely" err "^drv-upgrade.sh: -s takes a label selector (app=nvidia-driver-daemonset), not 'app=x?other=y'$"
+t_ok "$([ -e kubectl.log ]; echo $((1 - $?)))" "kubectl was never called for them"
+
+# -P: a record on stdout at each change of state, as it happens; the
+# result last.
+fresh
+t_run up -P lab-node-1 550.90.07
+t_rc 0 "-P: the whole way"
+t_out "-P: one record a state, then the audit and the result" \
+	"lab-node-1 upgrade-required" "lab-node-1 cordon-required" "lab-node-1 pod-deletion-required" \
+	"lab-node-1 drain-required" "lab-node-1 pod-restart-required" "lab-node-1 validation-required" \
+	"lab-node-1 uncordon-required" "lab-node-1 upgrade-done" "audit: OK" "$OUT_DONE"
+
+# What a server says cannot pass for a record or a state line: a webhook
+# denies pod-deletion-required with a second line like a state line.
+fresh
+FAKE_DENY=pod-deletion-required t_run up -P lab-node-1 550.90.07
+t_rc 2 "-P: the API denies a state label"
+t_out "-P: the records are what happened, upgrade-failed and where the node is last" \
+	"lab-node-1 upgrade-required" "lab-node-1 cordon-required" "lab-node-1 upgrade-failed" \
+	"lab-node-1 now upgrade-failed schedulable"
+t_grep "the denial is quoted on one line" err \
+	'^drv-upgrade.sh: cannot set nvidia.com/gpu-driver-upgrade-state=pod-deletion-required on lab-node-1: Error from server: admission webhook "policy.example" denied the request: drv-upgrade.sh: lab-node-1: nvidia.com/gpu-driver-upgrade-state=upgrade-done *$'
+t_is "no line of stderr is the forged one" "$(grep -c '^drv-upgrade.sh: lab-node-1: nvidia.com/gpu-driver-upgrade-state=upgrade-done$' err)" 0
+
+# An empty answer is no list: the budgets "leave room" only when both lists
+# were read whole (the pods GET answering exit 0 and nothing).
+fresh
+FAKE_PDB=$DATA/pdb-lab.json
+mv kubectl kubectl.outer
+cat >kubectl <<'STUB'
+#!/bin/sh
+case $* in
+*" get --raw /api/v1/pods?fieldSelector=spec.nodeName%3Dlab-node-1") printf '%s\n' "$*" >>"$FAKE_DIR/kubectl.log"; exit 0 ;;
+esac
+exec "$FAKE_DIR/kubectl.outer" "$@"
+STUB
+chmod +x kubectl
+t_run up lab-node-1 550.90.07
+t_rc 2 "the node's pods answered exit 0 with an empty body"
+t_grep "says so, naming the request" err "^drv-upgrade.sh: GET /api/v1/pods?fieldSelector=spec.nodeName%3Dlab-node-1 answered with an empty body (kubectl exit 0): nothing can be said of it$"
+t_grep "and that nothing was changed" err "^drv-upgrade.sh: lab-node-1: the budgets and the node's pods cannot be read; nothing was changed$"
+t_is "no label, annotation, cordon or drain" "$(calls '\(label\|annotate\|cordon\|drain\) ')" 0
+t_run t_fake_state
+t_out "the node is as it was" "unschedulable= state="
+mv kubectl.outer kubectl
+FAKE_PDB=$DATA/pdb-lab-ok.json
 t_done

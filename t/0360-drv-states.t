@@ -57,4 +57,108 @@ FAKE_CP=forbidden FAKE_NVD= KUBECTL=$PWD/ops t_run drv-states.sh -t -m "$M"
 t_rc 2 "-t when the ClusterPolicies cannot be read"
 t_out "prints nothing"
 t_grep "says which list" err "^drv-states.sh: cannot list the clusterpolicies; kubectl said:$"
+# Every GPU node is listed, whatever its image: none with a tag to look up
+# (every node SKIP) still prints each, and a matrix named that cannot be
+# read is exit 2 before any request, with the way out.
+cat >cp-off.json <<'EOF'
+{"apiVersion": "nvidia.com/v1", "kind": "ClusterPolicyList", "items": [{"metadata": {"name": "cluster-policy"},
+ "spec": {"driver": {"usePrecompiled": false}}}]}
+EOF
+rm -f ops.log
+FAKE_CP=$PWD/cp-off.json KUBECTL=$PWD/ops t_run drv-states.sh -t -m /nonexistent
+t_rc 2 "-t, every node SKIP, -m naming no file"
+t_out "prints nothing"
+t_err "says so, and what to do" "drv-states.sh: cannot read the matrix /nonexistent (-m or GPUDRV_MATRIX names another, -r a registry)"
+t_run test -e ops.log
+t_rc 1 "before any request"
+GPUDRV_MATRIX=/nonexistent FAKE_CP=$PWD/cp-off.json KUBECTL=$PWD/ops t_run drv-states.sh -t
+t_rc 2 "GPUDRV_MATRIX naming no file"
+t_err "says so" "drv-states.sh: cannot read the matrix /nonexistent (-m or GPUDRV_MATRIX names another, -r a registry)"
+FAKE_CP=$PWD/cp-off.json KUBECTL=$PWD/ops t_run drv-states.sh -t -m "$M"
+t_rc 0 "-t, every node SKIP, a matrix"
+t_out "every node is listed, each with why it needs no image" \
+	"lab-node-0 - schedulable - not-precompiled:clusterpolicy/cluster-policy" \
+	"lab-node-1 - schedulable - not-precompiled:clusterpolicy/cluster-policy" \
+	"lab-node-2 - schedulable - not-precompiled:clusterpolicy/cluster-policy"
+printf '%s\n' driver_branch,kernel >broken.csv
+FAKE_CP=$PWD/cp-off.json KUBECTL=$PWD/ops t_run drv-states.sh -t -m broken.csv
+t_rc 2 "-t, every node SKIP, a broken matrix"
+t_out "prints nothing"
+t_grep "matrix-grep names the fault" err '^matrix-grep: broken.csv:1: header must be exactly driver_branch,kernel,os_tag'
+# Nodes none of whose labels give a tag are listed too.
+sed -e 's/"nvidia.com\/cuda.driver.major": "[0-9]*",//' "$DATA/lab-nodes.json" >nomajor.json
+FAKE_OUT=$PWD/nomajor.json t_run drv-states.sh -m "$M"
+t_rc 2 "no node's labels give a tag"
+t_out "each is listed UNKNOWN" \
+	"lab-node-0 - schedulable UNKNOWN UNKNOWN" "lab-node-1 - schedulable UNKNOWN UNKNOWN" \
+	"lab-node-2 - schedulable UNKNOWN UNKNOWN"
+
+# No matrix at all (neither -m, GPUDRV_MATRIX nor the default file): the
+# states and cordons still, the image column "-", said once on stderr.
+if [ -e /etc/gpudrv/support-matrix.csv ] || [ -h /etc/gpudrv/support-matrix.csv ]; then
+	t_skip "no matrix: this machine has /etc/gpudrv/support-matrix.csv"
+	t_skip "no matrix: this machine has /etc/gpudrv/support-matrix.csv"
+	t_skip "no matrix: this machine has /etc/gpudrv/support-matrix.csv"
+else
+	t_run drv-states.sh
+	t_rc 0 "no matrix given"
+	t_out "every node, its state and cordon, no image checked" \
+		"lab-node-0 - schedulable $T0 -" "lab-node-1 - schedulable $T1 -" "lab-node-2 - schedulable $T2 -"
+	t_err "says so once" "drv-states.sh: no matrix was given (-m, GPUDRV_MATRIX, or /etc/gpudrv/support-matrix.csv), nor a registry (-r): no image is checked; the image column is '-'"
+fi
+
+# -r: the registry's tags, by skopeo, as drv-audit.sh takes them.
+cat >skopeo <<'STUB'
+#!/bin/sh
+printf '%s\n' "$*" >>skopeo.log
+case ${FAKE_SKOPEO:-ok} in
+ok) printf '{"Repository": "registry.example/nvidia/driver", "Tags": ["%s", "latest"]}\n' "$FAKE_TAG" ;;
+401) echo 'time="2026-11-30T10:00:00Z" level=fatal msg="Error listing repository tags: fetching tags list: requested access to the resource is denied"' >&2; exit 1 ;;
+esac
+STUB
+chmod +x skopeo
+SKOPEO=$PWD/skopeo
+export SKOPEO
+FAKE_TAG=$T0 t_run drv-states.sh -r registry.example/nvidia/driver
+t_rc 1 "-r: the registry lists one of the three images"
+t_out "every node, the two others MISSING" \
+	"lab-node-0 - schedulable $T0 ok" "lab-node-1 - schedulable $T1 MISSING" "lab-node-2 - schedulable $T2 MISSING"
+t_err "nothing on stderr"
+FAKE_TAG=$T0 t_run drv-states.sh -r docker://registry.example/nvidia/driver -I
+t_run cat skopeo.log
+t_out "one list-tags each; -I: no TLS verification" \
+	"--command-timeout=60s list-tags docker://registry.example/nvidia/driver" \
+	"--command-timeout=60s list-tags --tls-verify=false docker://registry.example/nvidia/driver"
+: >kubectl.log
+FAKE_SKOPEO=401 t_run drv-states.sh -r registry.example/nvidia/driver
+t_rc 2 "-r when the registry refuses"
+t_out "prints nothing"
+t_err "says skopeo's words" \
+	"drv-states.sh: cannot list the tags of registry.example/nvidia/driver; skopeo said:" \
+	'    time="2026-11-30T10:00:00Z" level=fatal msg="Error listing repository tags: fetching tags list: requested access to the resource is denied"'
+t_run cat kubectl.log
+t_out "and asked the API server nothing"
+t_run drv-states.sh -r registry.example/nvidia/driver -m "$M"
+t_rc 2 "-r with -m"
+t_grep "is one or the other" err "^drv-states.sh: -m names a matrix, -r a registry: one or the other$"
+t_run drv-states.sh -I
+t_rc 2 "-I without -r"
+t_run drv-states.sh -r driver
+t_rc 2 "-r with a name that is no repository"
+
+# Option values: one line, not empty.
+nl='
+'
+t_run drv-states.sh -m "$M$nl"
+t_rc 2 "-m with a newline"
+t_err "names it, shown on one line" "drv-states.sh: -m takes a file name without control characters, not '$M?'"
+t_run drv-states.sh -m ''
+t_rc 2 "-m ''"
+t_err "names it" "drv-states.sh: -m takes a file name without control characters, not ''"
+t_run drv-states.sh -r "registry.example/nvidia/driver${nl}x"
+t_rc 2 "-r with a newline"
+t_err "names it, shown on one line" "drv-states.sh: -r takes a repository (registry/path/name), not 'registry.example/nvidia/driver?x'"
+t_run drv-states.sh -x
+t_rc 2 "an unknown option"
+t_err "prints the usage" "usage: drv-states.sh [-e] [-t] [-m matrix | -r repository [-I]]"
 t_done

@@ -56,10 +56,10 @@ done
 
 # drv-upgrade.sh, at each of its kubectl calls in turn: what the call is,
 # and where the failure path must leave the node.
-while IFS='|' read -r what call phase; do
+while IFS='|' read -r what call phase nth; do
 	for sig in TERM INT HUP; do
 		t_fake_cluster
-		FAKE_HANG=$call PATH=$PWD/fakebin:$PATH t_bg drv-upgrade.sh -L -m "$M" lab-node-1 550.90.07
+		FAKE_HANG=$call FAKE_HANG_NTH=${nth:-1} PATH=$PWD/fakebin:$PATH t_bg drv-upgrade.sh -L -m "$M" lab-node-1 550.90.07
 		t_until 15 hung
 		t_ok $? "drv-upgrade.sh: kubectl hangs at $what"
 		signal "$sig" 20
@@ -79,6 +79,10 @@ while IFS='|' read -r what call phase; do
 			where="lab-node-1: the node is CORDONED and drained; $S=upgrade-failed"
 			expect="unschedulable=true state=upgrade-failed"
 			;;
+		uncordoned)
+			where="lab-node-1: driver 550.90.07 validated; the uncordon was sent, not confirmed; $S=upgrade-failed"
+			expect="unschedulable= state=upgrade-failed"
+			;;
 		validated)
 			where="lab-node-1: driver 550.90.07 validated; the node is schedulable again; $S=upgrade-done"
 			expect="unschedulable= state=upgrade-done"
@@ -96,21 +100,22 @@ while IFS='|' read -r what call phase; do
 	done
 done <<'EOF2'
 the node read|get --raw /api/v1/nodes/lab-node-1|none
-the node's fields|get node lab-node-1 -o jsonpath=*initial-state*|none
 the budgets|get --raw /apis/policy/v1/poddisruptionbudgets|none
 the node's pods|get --raw /api/v1/pods[?]fieldSelector=*|none
 upgrade-required|label node lab-node-1 --overwrite nvidia.com/gpu-driver-upgrade-state=upgrade-required|none
 cordon-required|label node lab-node-1 --overwrite nvidia.com/gpu-driver-upgrade-state=cordon-required|none
 the cordon|cordon lab-node-1|cordoned
+the look after the cordon|get --raw /api/v1/nodes/lab-node-1|cordoned|2
 pod-deletion-required|label node lab-node-1 --overwrite nvidia.com/gpu-driver-upgrade-state=pod-deletion-required|cordoned
 drain-required|label node lab-node-1 --overwrite nvidia.com/gpu-driver-upgrade-state=drain-required|cordoned
 the drain|drain lab-node-1 *|cordoned
 pod-restart-required|label node lab-node-1 --overwrite nvidia.com/gpu-driver-upgrade-state=pod-restart-required|drained
 the driver labels|label node lab-node-1 --overwrite nvidia.com/cuda.driver.major=*|drained
 validation-required|label node lab-node-1 --overwrite nvidia.com/gpu-driver-upgrade-state=validation-required|drained
-the validation read|get node lab-node-1 -o jsonpath={.metadata.labels.nvidia?.com/cuda?.driver?.major}*|drained
+the validation read|get --raw /api/v1/nodes/lab-node-1|drained|3
 uncordon-required|label node lab-node-1 --overwrite nvidia.com/gpu-driver-upgrade-state=uncordon-required|drained
 the uncordon|uncordon lab-node-1|drained
+the look after the uncordon|get --raw /api/v1/nodes/lab-node-1|uncordoned|4
 the annotation's removal|annotate node lab-node-1 nvidia.com/gpu-driver-upgrade.node-initial-state.unschedulable-|validated
 upgrade-done|label node lab-node-1 --overwrite nvidia.com/gpu-driver-upgrade-state=upgrade-done|validated
 the audit|get --raw /api/v1/nodes[?]*|finished
@@ -119,9 +124,9 @@ EOF2
 # -R (drv-rollout.sh's way): a signal stops the upgrade, it does not fail
 # it.  Before the drain ended the node goes back as it was, upgrade-required;
 # after, it stays cordoned in the state it had reached, for a rerun.
-while IFS='|' read -r what call phase; do
+while IFS='|' read -r what call phase nth; do
 	t_fake_cluster
-	FAKE_HANG=$call PATH=$PWD/fakebin:$PATH t_bg drv-upgrade.sh -R -L -m "$M" lab-node-1 550.90.07
+	FAKE_HANG=$call FAKE_HANG_NTH=${nth:-1} PATH=$PWD/fakebin:$PATH t_bg drv-upgrade.sh -R -L -m "$M" lab-node-1 550.90.07
 	t_until 15 hung
 	t_ok $? "drv-upgrade.sh -R: kubectl hangs at $what"
 	signal TERM 20
@@ -137,26 +142,30 @@ while IFS='|' read -r what call phase; do
 		t_grep "-R, $what: still cordoned, in the state it had reached" out '^unschedulable=true state=[a-z-]*-required$'
 		t_grep "and says so, and how to resume" run.err "^drv-upgrade.sh: to resume: drv-upgrade.sh -R -L "
 		;;
+	uncordoned)
+		t_out "-R, $what: schedulable, uncordon-required, for a rerun" "unschedulable= state=uncordon-required"
+		;;
 	*) t_grep "-R, $what: upgrade-done" out '^unschedulable= state=upgrade-done$' ;;
 	esac
 	t_none_alive "-R, $what: nothing left running" kubectl.pids
 done <<'EOF2'
 the node read|get --raw /api/v1/nodes/lab-node-1|none
-the node's fields|get node lab-node-1 -o jsonpath=*initial-state*|none
 the budgets|get --raw /apis/policy/v1/poddisruptionbudgets|none
 the node's pods|get --raw /api/v1/pods[?]fieldSelector=*|none
 upgrade-required|label node lab-node-1 --overwrite nvidia.com/gpu-driver-upgrade-state=upgrade-required|none
 cordon-required|label node lab-node-1 --overwrite nvidia.com/gpu-driver-upgrade-state=cordon-required|none
 the cordon|cordon lab-node-1|cordoned
+the look after the cordon|get --raw /api/v1/nodes/lab-node-1|cordoned|2
 pod-deletion-required|label node lab-node-1 --overwrite nvidia.com/gpu-driver-upgrade-state=pod-deletion-required|cordoned
 drain-required|label node lab-node-1 --overwrite nvidia.com/gpu-driver-upgrade-state=drain-required|cordoned
 the drain|drain lab-node-1 *|cordoned
 pod-restart-required|label node lab-node-1 --overwrite nvidia.com/gpu-driver-upgrade-state=pod-restart-required|drained
 the driver labels|label node lab-node-1 --overwrite nvidia.com/cuda.driver.major=*|drained
 validation-required|label node lab-node-1 --overwrite nvidia.com/gpu-driver-upgrade-state=validation-required|drained
-the validation read|get node lab-node-1 -o jsonpath={.metadata.labels.nvidia?.com/cuda?.driver?.major}*|drained
+the validation read|get --raw /api/v1/nodes/lab-node-1|drained|3
 uncordon-required|label node lab-node-1 --overwrite nvidia.com/gpu-driver-upgrade-state=uncordon-required|drained
 the uncordon|uncordon lab-node-1|drained
+the look after the uncordon|get --raw /api/v1/nodes/lab-node-1|uncordoned|4
 the annotation's removal|annotate node lab-node-1 nvidia.com/gpu-driver-upgrade.node-initial-state.unschedulable-|validated
 upgrade-done|label node lab-node-1 --overwrite nvidia.com/gpu-driver-upgrade-state=upgrade-done|validated
 the audit|get --raw /api/v1/nodes[?]*|finished

@@ -71,7 +71,8 @@ t_fleet n1:535.183.06:::: && budgets && pods
 t_run drv-rollout.sh -D -m "$M" "$NEW"
 rm down
 t_rc 2 "the API server down"
-t_grep "says so, with kubectl's words" err "^drv-rollout.sh: cannot list the GPU nodes; kubectl said:$"
+t_grep "says so, with kubectl's words" err "^drv-rollout.sh: cannot GET /api/v1/nodes?labelSelector=nvidia.com%2Fgpu.present%3Dtrue; kubectl said:$"
+t_grep "and that it cannot list the GPU nodes" err "^drv-rollout.sh: cannot list the GPU nodes$"
 t_out "and prints nothing"
 
 # Four nodes, two of which draw on one budget that allows one disruption,
@@ -157,7 +158,7 @@ printf '%s\n' k3 k4 >sel
 t_run drv-rollout.sh -D -p 1 -u 100% -l pool=a -m "$M" "$NEW"
 t_rc 0 "-l: the nodes it selects only (k5's failure is not theirs)"
 t_out "k4, then k3" "batch 1 k4 $TAG" "batch 2 k3 $TAG" "plan: batches 2 upgrade 2 done 0 failed 0 skipped 0 left 0"
-t_grep "-l goes to the API server with gpu.present" kubectl.log "get nodes -l nvidia.com/gpu.present=true,pool=a -o jsonpath="
+t_grep "-l goes to the API server with gpu.present" kubectl.log "get --raw /api/v1/nodes?labelSelector=nvidia.com%2Fgpu.present%3Dtrue%2Cpool%3Da$"
 
 # A missing image: every one listed, and the rows to add; exit 1 before
 # anything else is read.
@@ -170,8 +171,23 @@ t_out "each node's missing image, and the counts" \
 	"n1 MISSING $TAG" "n2 MISSING $TAG" "plan: batches 0 upgrade 0 done 0 failed 0 skipped 0 left 2"
 t_grep "says nothing was changed" err "^drv-rollout.sh: 2 node(s) need an image that is not in $ROOT/lab/support-matrix.csv: build and push it first; nothing was changed$"
 t_grep "with the row to add" err "^    550,5.15.0-107-generic,ubuntu22.04$"
+t_is "the row once, for the two nodes that need it" "$(grep -c '^    550,5.15.0-107-generic,ubuntu22.04$' err)" 1
 t_run grep -c poddisruptionbudgets kubectl.log
 t_out "the budgets are not even read" 0
+
+# A node labelled skip is left out whatever its labels (one with no kernel
+# label does not stop the rollout); a node to upgrade without a tag stops it
+# before anything is read or changed, saying why.
+t_fleet s1:535.183.06::true::True:- n2:535.183.06::::True:-
+t_run drv-rollout.sh -D -m "$M" "$NEW"
+t_rc 2 "a node to upgrade whose labels give no tag"
+t_grep "names it and the label" err "^drv-rollout.sh: n2: its labels give no tag for driver $NEW (label feature.node.kubernetes.io/kernel-version.full is missing): its image cannot be checked$"
+t_grep "and nothing was changed" err "^drv-rollout.sh: nothing was changed$"
+t_fleet s1:535.183.06::true::True:- n2:$NEW:upgrade-done:::True
+t_run drv-rollout.sh -D -m "$M" "$NEW"
+t_rc 0 "a skip-labelled node without a kernel label, the other done"
+t_out "it is left out, not an error" "s1 skipped nvidia.com/gpu-driver-upgrade.skip=true" \
+	"plan: batches 0 upgrade 0 done 1 failed 0 skipped 1 left 0"
 
 # A node done and labelled skip is done, once.
 t_fleet d1:$NEW:upgrade-done:true::True d2:535.183.06::::True

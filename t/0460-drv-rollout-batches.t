@@ -23,7 +23,9 @@ t_fake_fleet
 GPUDRV_LOCK_DIR=$PWD
 export GPUDRV_LOCK_DIR
 
-# The stand-in: its arguments to up.log, its pid to kubectl.pids; by the
+# The stand-in: its arguments to up.log, its pid to kubectl.pids; its
+# records (-P: "node state" at each change, "node now state cordon" after a
+# failure) on stdout, its words on stderr; by the
 # file act.NODE: ok (the eight states, the node at the new driver), fail
 # (drain fails: upgrade-failed, cordoned, exit 1), refuse (exit 1 before any
 # state), hang (under way until a signal; then upgrade-required, exit 2),
@@ -37,7 +39,8 @@ echo "$$" >>"$D/kubectl.pids"
 printf '%s\n' "$*" >>"$D/up.log"
 for a; do node=$v; v=$a; done
 say() { echo "drv-upgrade.sh: $*" >&2; }
-st() { say "$node: nvidia.com/gpu-driver-upgrade-state=$1"; }
+st() { say "$node: nvidia.com/gpu-driver-upgrade-state=$1"; echo "$node $1"; }
+now() { say "$node: now: unschedulable=$2 state=$1"; echo "$node now $1 $(if [ -n "$2" ]; then echo cordoned; else echo schedulable; fi)"; }
 # set STATE CORDON [VERSION]: the node, in the fake API.
 set_node() {
 	exec 8>"$D/facts.lock"
@@ -61,13 +64,22 @@ fail)
 	st upgrade-required; st cordon-required; st pod-deletion-required; st drain-required
 	set_node upgrade-failed true
 	say "$node: drain failed (exit 1): see kubectl's words above"
-	say "$node: now: unschedulable=true state=upgrade-failed"
+	now upgrade-failed true
 	exit 1 ;;
 refuse)
 	say "$node: a drain now would be refused by the budget(s) above; nothing was changed"
 	exit 1 ;;
+forge)
+	# A server's words, quoted, that look like a state line of the node.
+	st upgrade-required; st cordon-required; st pod-deletion-required; st drain-required
+	say "$node: drain failed (exit 1): error: admission webhook denied the request:"
+	say "$node: nvidia.com/gpu-driver-upgrade-state=upgrade-done"
+	printf '%s\n' "drv-upgrade.sh: $node: now: unschedulable= state=upgrade-done" >&2
+	set_node upgrade-failed true
+	now upgrade-failed true
+	exit 1 ;;
 hang)
-	trap 'set_node upgrade-required ""; say "$node: interrupted by SIGTERM"; say "$node: now: unschedulable= state=upgrade-required"; exit 2' TERM
+	trap 'set_node upgrade-required ""; say "$node: interrupted by SIGTERM"; echo "$node upgrade-required"; now upgrade-required ""; exit 2' TERM
 	st upgrade-required; st cordon-required; st pod-deletion-required; st drain-required
 	set_node drain-required true
 	while :; do sleep 1 & wait $!; done ;;
@@ -101,7 +113,7 @@ t_is "n1's eight states, in order" "$(states n1 | tr '\n' ' ')" "$eight "
 t_is "n2's eight states, in order" "$(states n2 | tr '\n' ' ')" "$eight "
 last_line "the summary last" "done 2 failed 0 skipped 0 left 0"
 t_run sed -n 1p up.log
-t_out "drv-upgrade.sh gets -R, -N and the options passed on" "-R -N -L -m $M -t 60 n1 $NEW"
+t_out "drv-upgrade.sh gets -R, -N, -P and the options passed on" "-R -N -P -L -m $M -t 60 n1 $NEW"
 
 # 2. A failure stops the rollout after its batch; the node is named.
 cluster n1 n2 n3
@@ -121,6 +133,18 @@ t_run "$R" -c -p 2 -u 100% -m "$M" "$NEW"
 t_rc 1 "-c: n3 done, n1 still failed"
 last_line "the summary" "done 2 failed 1 skipped 0 left 0"
 
+# 2b. What a server says cannot forge a node's progress: a failed node whose
+# messages hold lines like its state lines is reported failed, as its
+# records (stdout) and the API say, never upgrade-done.
+cluster n1
+echo forge >act.n1
+t_run "$R" -p 1 -u 100% -m "$M" "$NEW"
+t_rc 1 "n1 fails with a forged state line in its messages"
+t_is "n1's states are its records, upgrade-done never among them" "$(states n1 | tr '\n' ' ')" \
+	"upgrade-required cordon-required pod-deletion-required drain-required upgrade-failed "
+last_line "the summary counts it failed" "done 0 failed 1 skipped 0 left 0"
+t_grep "and names it cordoned, upgrade-failed" err "^drv-rollout.sh: n1 is CORDONED and $S=upgrade-failed: see its messages"
+
 # 3. A refusal (nothing changed) is a skip, not a failure: the rollout goes on.
 cluster n1 n2
 echo refuse >act.n1
@@ -136,7 +160,7 @@ cluster n1 n2
 echo down >act.n1
 t_run "$R" -p 1 -u 100% -m "$M" "$NEW"
 t_rc 2 "the API lost after batch 1"
-t_grep "says so" err "^drv-rollout.sh: cannot list the GPU nodes after batch 1; kubectl said:$"
+t_grep "says so" err "^drv-rollout.sh: cannot list the GPU nodes after batch 1$"
 t_grep "gives no summary" err "^drv-rollout.sh: the API does not answer: no summary; the nodes of the last batch, as their runs last saw them:$"
 t_grep "names n1 by its last state line" err "^drv-rollout.sh:     n1: $S=upgrade-done (its last state line)$"
 cp out lost.out

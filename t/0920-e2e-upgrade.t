@@ -54,6 +54,24 @@ t_grep "says nothing was changed" err "a drain now would be refused by the budge
 node1 >after
 t_cmp "the node is exactly as it was" before after
 
+# 2b. The same, through a kubectl that answers the node's pods exit 0 with
+# an empty body (a proxy, a wrapper): no pod list is no "room for the
+# drain"; the budget that blocks is never drained past.
+cat >blind-kubectl <<'STUB'
+#!/bin/sh
+for a; do case $a in /api/v1/pods\?fieldSelector=*) exit 0 ;; esac; done
+exec kubectl "$@"
+STUB
+chmod +x blind-kubectl
+KUBECTL=$PWD/blind-kubectl t_run "$U" -L lab-node-1 550.90.07
+t_rc 2 "drv-upgrade.sh when the pods GET answers exit 0 and nothing"
+t_grep "names the request" err "^drv-upgrade.sh: GET /api/v1/pods?fieldSelector=spec.nodeName%3Dlab-node-1 answered with an empty body (kubectl exit 0): nothing can be said of it$"
+t_out "no line says the budgets leave room, none says OK"
+node1 >after
+t_cmp "the node is exactly as it was: not cordoned, not drained" before after
+t_run sh -c 'kubectl get pdb,pods -A -o json | pdb-check lab-node-1'
+t_rc 1 "and the budget still blocks, as the real answer says"
+
 # 3. Headroom, but a pod that never finishes terminating: the drain times out.
 ns patch pdb trainer-pdb --type=merge -p '{"spec":{"minAvailable":3}}' >/dev/null
 e2e_until 60 settled 1
@@ -129,7 +147,8 @@ kubectl label node lab-node-1 nvidia.com/gpu-driver-upgrade.skip- >/dev/null
 node1 >before
 t_run "$U" -L -t 30 -j 'gpudrv-job=train!' lab-node-1 550.144.03
 t_rc 2 "drv-upgrade.sh -j with a selector the API server refuses"
-t_grep "says so before the node is touched" err "^drv-upgrade.sh: cannot list the pods -j 'gpudrv-job=train!' selects on lab-node-1; nothing was changed; kubectl said:$"
+t_grep "says so before the node is touched" err "^drv-upgrade.sh: cannot list the pods -j 'gpudrv-job=train!' selects on lab-node-1; kubectl said:$"
+t_grep "and that nothing was changed" err "^drv-upgrade.sh: lab-node-1: nothing was changed$"
 node1 >after
 t_cmp "the node is exactly as it was" before after
 # A job's pod (kwok ends a Job's pods at once, and drain refuses a pod no

@@ -101,6 +101,9 @@ for o in namespace/gpudrv serviceaccount/auditor serviceaccount/upgrader \
 	role.rbac.authorization.k8s.io/gpudrv-upgrader rolebinding.rbac.authorization.k8s.io/gpudrv-upgrader; do
 	t_grep "deploy/ makes $o" out "^$o \(created\|configured\|unchanged\)$"
 done
+t_run kubectl -n gpudrv get role,rolebinding gpudrv-upgrader -o name
+t_out "and, in gpudrv, the upgrader's Role and RoleBinding for the rollout's lease" \
+	role.rbac.authorization.k8s.io/gpudrv-upgrader rolebinding.rbac.authorization.k8s.io/gpudrv-upgrader
 e2e_until 30 kubectl auth can-i patch nodes --as="$UPG"
 t_ok $? "the roles are in force"
 
@@ -111,7 +114,7 @@ rules gpudrv-auditor >auditor.rules
 rules gpudrv-upgrader >upgrader.rules
 t_run comm -23 auditor.rules upgrader.rules
 t_out "the upgrader has every rule of the auditor (it runs drv-audit.sh)"
-t_run sh -c 'cat auditor.rules upgrader.rules; kubectl -n gpu-operator get role gpudrv-upgrader -o "jsonpath={.rules}"'
+t_run sh -c 'cat auditor.rules upgrader.rules; kubectl -n gpu-operator get role gpudrv-upgrader -o "jsonpath={.rules}"; kubectl -n gpudrv get role gpudrv-upgrader -o "jsonpath={.rules}"'
 if grep -q '\*' out; then t_ok 1 "no rule has a wildcard"; t_diag <out; else t_ok 0 "no rule has a wildcard"; fi
 
 # kubectl as a service account, impersonated by the administrator's kubeconfig.
@@ -209,7 +212,7 @@ EOF2
 fi
 t_run as_auditor drv-upgrade.sh -L -m "$M" -t 10 lab-node-1 550.90.07
 t_rc 2 "drv-upgrade.sh as the auditor"
-t_grep "stops where it cannot look at the budgets" err "drv-upgrade.sh: cannot list budgets and pods; kubectl said:"
+t_grep "stops where it cannot look at the budgets" err "^drv-upgrade.sh: cannot GET /apis/policy/v1/poddisruptionbudgets; kubectl said:$"
 node lab-node-1 >after
 t_cmp "the node is unchanged: labels, annotations, spec" before after
 pods >pods.after
@@ -264,8 +267,9 @@ fi
 # cannot even plan (it may not list budgets or pods).
 t_run as_auditor drv-rollout.sh -D -L -m "$M" 550.90.07
 t_rc 2 "drv-rollout.sh -D as the auditor"
-t_grep "stops where it cannot read the budgets and pods" err "^drv-rollout.sh: cannot list budgets and pods; kubectl said:$"
+t_grep "stops where it cannot read the budgets and pods" err "^drv-rollout.sh: cannot GET /apis/policy/v1/poddisruptionbudgets; kubectl said:$"
 t_out "and prints no plan"
+kubectl -n gpudrv delete lease gpudrv-rollout --ignore-not-found >/dev/null # (an earlier test's)
 t_run as_upgrader drv-rollout.sh -L -p 1 -u 100% -t 60 -m "$M" 550.90.07
 t_rc 0 "drv-rollout.sh -L as the upgrader (lab-node-2 back to 550.90.07)"
 {
@@ -277,6 +281,56 @@ t_cmp "one batch, the eight states, the summary" rollout.expected out
 no_forbidden "no request was refused"
 t_run drv lab-node-2
 t_val "lab-node-2 is schedulable, on 550.90.07, upgrade-done" /550.90.07/upgrade-done
+t_run kubectl -n gpudrv get lease gpudrv-rollout -o 'jsonpath={.spec.holderIdentity}/{.spec.leaseTransitions}'
+t_val "its lock, the Lease gpudrv/gpudrv-rollout, made, then released" /0
+
+# The rollout's lock needs each of the Role's lease rights: without one, it
+# stops before it reads a node, exit 2, nothing changed.
+# lease_role CREATE NAMED: the Role with the verbs CREATE on every lease and
+# NAMED on gpudrv-rollout; then waits until the upgrader has exactly them.
+lease_role() {
+	{
+		printf 'apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: {name: gpudrv-upgrader, namespace: gpudrv}\nrules:\n'
+		[ -z "$1" ] || echo "- {apiGroups: [coordination.k8s.io], resources: [leases], verbs: [$1]}"
+		echo "- {apiGroups: [coordination.k8s.io], resources: [leases], resourceNames: [gpudrv-rollout], verbs: [$2]}"
+	} | kubectl apply -f - >/dev/null || return 1
+	for lr_v in create get update; do
+		lr_want=no
+		case ", $1, $2, " in *", $lr_v, "*) lr_want=yes ;; esac
+		e2e_until 30 sh -c "[ \"\$(kubectl auth can-i $lr_v leases.coordination.k8s.io/gpudrv-rollout -n gpudrv --as=$UPG)\" = $lr_want ]" ||
+			return 1
+	done
+}
+nodes3() { node lab-node-0; node lab-node-1; node lab-node-2; }
+for right in create get update; do
+	kubectl -n gpudrv delete lease gpudrv-rollout --ignore-not-found >/dev/null
+	case $right in
+	create) lease_role "" "get, update" ;;
+	get) lease_role create update ;;
+	update) lease_role create get ;;
+	esac
+	t_ok $? "the upgrader's lease rights without $right"
+	nodes3 >nodes.before
+	t_run as_upgrader drv-rollout.sh -L -p 1 -u 100% -t 60 -m "$M" 550.127.05
+	t_rc 2 "drv-rollout.sh as the upgrader without $right on the lease"
+	t_grep "relays the refusal" err "forbidden: User \"$UPG\" cannot $right resource \"leases\" in API group \"coordination.k8s.io\" in the namespace \"gpudrv\""
+	t_grep "names the rights it needs" err "^drv-rollout.sh: nothing was changed; the rollout's account needs get, create and update on leases in gpudrv (deploy/25-upgrader-lease.yaml; "
+	t_out "prints nothing on stdout"
+	nodes3 >nodes.after
+	t_cmp "no node was touched (without $right)" nodes.before nodes.after
+done
+t_run kubectl -n gpudrv get lease gpudrv-rollout -o 'jsonpath={.spec.holderIdentity}'
+t_grep "without update, the lease it made is left to expire" out '^[A-Za-z0-9.-]*_[0-9]*_[0-9a-f]*$'
+kubectl -n gpudrv delete lease gpudrv-rollout >/dev/null
+t_run kubectl apply -f "$D/25-upgrader-lease.yaml"
+t_rc 0 "the Role put back"
+lease_role create "get, update"
+t_ok $? "the upgrader has its three lease rights again"
+# ...and no more: no delete, no other lease.
+refused "$UPG" "the upgrader deletes the rollout's lease" delete leases \
+	kubectl --as="$UPG" -n gpudrv delete lease gpudrv-rollout
+refused "$UPG" "the upgrader reads another lease" get leases \
+	kubectl --as="$UPG" -n gpudrv get lease gpudrv-other
 
 # The upgrader may do that much and no more.
 trainer=$(kubectl -n gpu-drv get pods -l app=trainer --field-selector=status.phase=Running -o name | sed -n 's|^pod/||p' | head -n 1)

@@ -11,6 +11,7 @@
 . "$T/e2e.sh"
 e2e_setup
 e2e_reset_lab || { echo "Bail out! cannot reset the lab"; exit 1; }
+e2e_gpudrv_ns || { echo "Bail out! cannot make the namespace gpudrv (the rollout's lease)"; exit 1; }
 
 ns() { kubectl -n gpu-drv "$@"; }
 NEW=550.90.07

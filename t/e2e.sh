@@ -112,6 +112,15 @@ e2e_namespace() {
 		e2e_until 60 kubectl -n "$1" get serviceaccount default
 }
 
+# e2e_gpudrv_ns: the namespace gpudrv, where drv-rollout.sh keeps its lease,
+# there and Active (one being deleted, as t/0960 leaves it, waited for).
+e2e_gpudrv_ns() {
+	# shellcheck disable=SC2016 # expanded by the inner sh
+	e2e_until 120 sh -c '[ "$(kubectl get namespace gpudrv -o jsonpath={.status.phase} 2>/dev/null)" != Terminating ]' ||
+		return 1
+	kubectl get namespace gpudrv >/dev/null 2>&1 || e2e_namespace gpudrv
+}
+
 # e2e_holder NODE: in gpu-drv, a Deployment's pod on NODE that never finishes
 # terminating (a finalizer): a drain of NODE waits for it until its timeout.
 # e2e_holder_release lets it go.

@@ -258,10 +258,11 @@ t_until() {
 # lab-node-1 (t/data/node-1.json), for the unit tests of drv-upgrade.sh and
 # of what the scripts leave behind.  The node's state is in ./fake: state
 # (the upgrade-state label), unsched (true when cordoned), driver
-# (branch.minor.rev), initial (the initial-state annotation).  Each call
+# (branch.minor.rev), initial (the initial-state annotation), skip (the skip
+# label); GET of the node answers its JSON with those values.  Each call
 # appends its arguments to ./kubectl.log and its pid to ./kubectl.pids.
-# The first call matching the pattern $FAKE_HANG hangs instead (and every
-# later call with FAKE_HANG_ALL=1), with a child of its own as a credential
+# The first call matching the pattern $FAKE_HANG (the $FAKE_HANG_NTH-th with
+# that set) hangs instead (and every later call with FAKE_HANG_ALL=1), with a child of its own as a credential
 # plugin that waits would have, both pids in kubectl.pids; ./hung names the
 # call once it hangs.  FAKE_PDB: the budgets and pods listed (default: room
 # for the drain); FAKE_NO_DRIVER=1: the driver labels are not taken up.
@@ -270,8 +271,9 @@ t_fake_cluster() {
 	: >fake/state
 	: >fake/unsched
 	: >fake/initial
+	: >fake/skip
 	echo 535.183.06 >fake/driver
-	rm -f hung kubectl.log kubectl.pids
+	rm -f hung hang.count kubectl.log kubectl.pids
 	cat >kubectl <<'STUB'
 #!/bin/sh
 F=$FAKE_DIR
@@ -282,7 +284,12 @@ if [ -n "${FAKE_HANG:-}" ] && { ! [ -e "$F/hung" ] || [ "${FAKE_HANG_ALL:-0}" = 
 	hang=0
 	[ ! -e "$F/hung" ] || hang=1
 	# shellcheck disable=SC2254 # a pattern
-	case $* in $FAKE_HANG) hang=1 ;; esac
+	case $* in $FAKE_HANG)
+		# FAKE_HANG_NTH: the Nth call that matches, not the first
+		echo x >>"$F/hang.count"
+		[ "$(grep -c . "$F/hang.count")" -lt "${FAKE_HANG_NTH:-1}" ] || hang=1
+		;;
+	esac
 	if [ "$hang" = 1 ]; then
 		sleep 3600 &
 		echo "$!" >>"$F/kubectl.pids"
@@ -295,8 +302,22 @@ n=lab-node-1
 S=nvidia.com/gpu-driver-upgrade-state
 I=nvidia.com/gpu-driver-upgrade.node-initial-state.unschedulable
 v() { cat "$F/fake/$1"; }
+# node: $FAKE_NODE with the state of ./fake in its labels, spec and annotations.
+node() {
+	d=$(v driver) && r=${d#*.}
+	{
+		for l in major:"${d%%.*}" minor:"${r%%.*}" rev:"${r#*.}"; do
+			echo "s|\"nvidia.com/cuda.driver.${l%%:*}\": \"[^\"]*\"|\"nvidia.com/cuda.driver.${l%%:*}\": \"${l#*:}\"|"
+		done
+		[ -z "$(v state)" ] || echo "s|\"nvidia.com/gpu.present\": \"true\"|\"$S\": \"$(v state)\", &|"
+		[ -z "$(v skip)" ] || echo "s|\"nvidia.com/gpu.present\": \"true\"|\"nvidia.com/gpu-driver-upgrade.skip\": \"$(v skip)\", &|"
+		[ -z "$(v unsched)" ] || echo "s|\"spec\": {|\"spec\": {\"unschedulable\": $(v unsched),|"
+		[ -z "$(v initial)" ] || echo "s|\"annotations\": {|\"annotations\": {\"$I\": \"$(v initial)\",|"
+	} >"$F/fake/node.sed"
+	sed -f "$F/fake/node.sed" "$FAKE_NODE"
+}
 case $* in
-"get --raw /api/v1/nodes/$n") cat "$FAKE_NODE" ;;
+"get --raw /api/v1/nodes/$n") node ;;
 "get --raw /api/v1/nodes?"*) cat "$FAKE_NODES" ;;
 "get --raw /api/v1/nodes/"*)
 	echo "Error from server (NotFound): nodes \"${3##*/}\" not found" >&2
@@ -307,6 +328,7 @@ case $* in
 "get node $n -o jsonpath={.spec.unschedulable}") printf '%s' "$(v unsched)" ;;
 "get node $n -o jsonpath="*) printf '%s' "$(v driver)" ;;
 "get --raw /apis/policy/v1/poddisruptionbudgets") cat "$FAKE_PDB" ;;
+"get pods -A -l "*" -o jsonpath="*) printf 'List\n--end--\n' ;; # no pod -j selects
 "get --raw /api/v1/pods?fieldSelector=spec.nodeName%3D$n") printf '{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[]}\n' ;;
 "label node $n --overwrite $S="*) echo "${5#*=}" >"$F/fake/state" && echo "node/$n labeled" ;;
 "label node $n $S-") : >"$F/fake/state" && echo "node/$n unlabeled" ;;
@@ -346,10 +368,14 @@ t_fake_state() {
 }
 
 # t_fake_fleet: ./kubectl for drv-rollout.sh, which answers from files in
-# the directory it is in: facts (the GPU nodes as drv-rollout.sh's jsonpath
-# prints them), sel (the names its -l selects), nodes.json (get --raw),
-# pdbs.json and pods.json (empty lists when absent); while ./down exists it
-# fails as kubectl does with no API server.  It logs to kubectl.log.
+# the directory it is in: facts (the GPU nodes, one a line, tab-separated:
+# name, driver, upgrade state, skip label, unschedulable, Ready status,
+# kernel: 5.15.0-107-generic if empty, none if "-"), of
+# which it makes the NodeList that GET /api/v1/nodes answers (those named
+# in ./sel for a selector beyond gpu.present); pdbs.json and pods.json
+# (empty lists when absent); while ./down exists it fails as kubectl does
+# with no API server; the rollout's Lease is ./lease (t/fake-lease.sh).  It
+# logs to kubectl.log.
 t_fake_fleet() {
 	cat >kubectl <<'STUB'
 #!/bin/sh
@@ -360,39 +386,51 @@ if [ -e "$D/down" ]; then
 	exit 1
 fi
 list() { if [ -f "$D/$1" ]; then cat "$D/$1"; else echo "{\"kind\":\"$2\",\"apiVersion\":\"v1\",\"items\":[]}"; fi; }
+# nodes [SEL]: the NodeList of ./facts (only the nodes SEL names).
+nodes() {
+	awk -F '\t' -v sel="${1:-}" '
+	BEGIN {
+		if (sel != "") while ((getline l <sel) > 0) want[l] = 1
+		printf "{\"kind\":\"NodeList\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"1\"},\"items\":["
+	}
+	sel != "" && !($1 in want) { next }
+	{
+		printf "%s{\"metadata\":{\"name\":\"%s\",\"labels\":{\"nvidia.com/gpu.present\":\"true\"", sep, $1
+		if (split($2, v, ".") == 3 && v[1] != "")
+			printf ",\"nvidia.com/cuda.driver.major\":\"%s\",\"nvidia.com/cuda.driver.minor\":\"%s\",\"nvidia.com/cuda.driver.rev\":\"%s\"", v[1], v[2], v[3]
+		if ($3 != "") printf ",\"nvidia.com/gpu-driver-upgrade-state\":\"%s\"", $3
+		if ($4 != "") printf ",\"nvidia.com/gpu-driver-upgrade.skip\":\"%s\"", $4
+		if ($7 != "-") printf ",\"feature.node.kubernetes.io/kernel-version.full\":\"%s\"", $7 == "" ? "5.15.0-107-generic" : $7
+		printf ",\"feature.node.kubernetes.io/system-os_release.ID\":\"ubuntu\",\"feature.node.kubernetes.io/system-os_release.VERSION_ID\":\"22.04\"}}"
+		if ($5 == "true") printf ",\"spec\":{\"unschedulable\":true}"
+		if ($6 != "") printf ",\"status\":{\"conditions\":[{\"type\":\"Ready\",\"status\":\"%s\"}]}", $6
+		printf "}"
+		sep = ","
+	}
+	END { print "]}" }' "$D/facts"
+}
 case $* in
 *" config view "*) echo https://127.0.0.1:6443 ;;
-*" get nodes -l nvidia.com/gpu.present=true -o jsonpath="*) cat "$D/facts" ;;
-*" get nodes -l nvidia.com/gpu.present=true,"*" -o jsonpath="*) cat "$D/sel" ;;
-*" get --raw /api/v1/nodes?labelSelector="*) cat "$D/nodes.json" ;;
+*" get --raw /api/v1/nodes?labelSelector=nvidia.com%2Fgpu.present%3Dtrue") nodes ;;
+*" get --raw /api/v1/nodes?labelSelector=nvidia.com%2Fgpu.present%3Dtrue%2C"*) nodes "$D/sel" ;;
 *" get --raw /apis/policy/v1/poddisruptionbudgets") list pdbs.json PodDisruptionBudgetList ;;
 *" get --raw /api/v1/pods?fieldSelector=spec.nodeName%21%3D") list pods.json PodList ;;
+*" leases.coordination.k8s.io "* | *" create -f "* | *" replace -f "*) exec sh "$FAKE_LEASE" "$D" "$@" ;;
 *) echo "fake kubectl: unexpected: $*" >&2; exit 3 ;;
 esac
 STUB
 	chmod +x kubectl
 	KUBECTL=$PWD/kubectl
-	export KUBECTL
+	FAKE_LEASE=$T/fake-lease.sh
+	export KUBECTL FAKE_LEASE
 }
 
-# t_fleet NODE:VERSION:STATE:SKIP:CORDONED:READY...: those GPU nodes (kernel
-# 5.15.0-107-generic, Ubuntu 22.04), into facts and nodes.json, for
-# t_fake_fleet.
+# t_fleet NODE:VERSION:STATE:SKIP:CORDONED:READY[:KERNEL]...: those GPU
+# nodes (Ubuntu 22.04, kernel 5.15.0-107-generic unless KERNEL, "-" for no
+# kernel label), into facts, for t_fake_fleet.
 t_fleet() {
 	: >facts
-	{
-		printf '{"kind":"NodeList","apiVersion":"v1","metadata":{"resourceVersion":"1"},"items":['
-		t_sep=
-		for t_spec; do
-			IFS=: read -r t_fl_n t_fl_v t_fl_st t_fl_sk t_fl_un t_fl_rd <<EOF
-$t_spec
-EOF
-			printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$t_fl_n" "$t_fl_v" "$t_fl_st" "$t_fl_sk" "$t_fl_un" "$t_fl_rd" >>facts
-			t_fl_r=${t_fl_v#*.}
-			printf '%s{"metadata":{"name":"%s","labels":{"nvidia.com/gpu.present":"true","nvidia.com/cuda.driver.major":"%s","nvidia.com/cuda.driver.minor":"%s","nvidia.com/cuda.driver.rev":"%s","feature.node.kubernetes.io/kernel-version.full":"5.15.0-107-generic","feature.node.kubernetes.io/system-os_release.ID":"ubuntu","feature.node.kubernetes.io/system-os_release.VERSION_ID":"22.04"}}}' \
-				"$t_sep" "$t_fl_n" "${t_fl_v%%.*}" "${t_fl_r%%.*}" "${t_fl_r#*.}"
-			t_sep=,
-		done
-		echo ']}'
-	} >nodes.json
+	for t_spec; do
+		printf '%s\n' "$t_spec" | tr : '\t' >>facts
+	done
 }

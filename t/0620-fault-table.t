@@ -1,0 +1,219 @@
+#!/bin/sh
+# The fault table: every script against a kubectl that, for each GET in turn
+# (the Nth of a clean run's), answers exit 0 with an empty body, a Status, a
+# watch's ERROR event, the real answer cut in half, or a list of another
+# kind.  Each run must exit 2 (a poll that tries again, or the audit after a
+# finished upgrade, say so and go on: the table says where), print no OK,
+# and make no write after the fault but those that put a node back (its
+# uncordon, its state to upgrade-failed or as it was) and the release of the
+# rollout's lease; checked from the calls the API received.
+. "$(dirname "$0")/lib.sh"
+
+S=nvidia.com/gpu-driver-upgrade-state
+NEW=550.90.07
+{ cat "$ROOT/lab/support-matrix.csv"; echo 550,5.15.0-107-generic,ubuntu22.04; } >matrix.csv
+M=$PWD/matrix.csv
+
+# The wrapper: $FAULT_INNER answers, but for the $FAULT_AT-th GET, which
+# gets $FAULT.  Every call is a line of ./calls, in order (GET n ARGS, CALL
+# ARGS, FAULT n); ./gets counts the GETs.
+cat >fk <<'STUB'
+#!/bin/sh
+D=$FAULT_DIR
+case " $* " in
+*" get "*)
+	n=$(($(cat "$D/gets" 2>/dev/null || echo 0) + 1))
+	echo "$n" >"$D/gets"
+	echo "GET $n $*" >>"$D/calls"
+	if [ "$n" = "${FAULT_AT:-0}" ]; then
+		echo "FAULT $n $FAULT" >>"$D/calls"
+		case $FAULT in
+		empty) ;;
+		status) echo '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"etcdserver: request timed out","reason":"InternalError","code":500}' ;;
+		error) echo '{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old resource version: 1 (2)","reason":"Expired","code":410}}' ;;
+		trunc)
+			"$FAULT_INNER" "$@" >"$D/full" 2>/dev/null
+			head -c $(($(wc -c <"$D/full") / 2)) "$D/full"
+			;;
+		other) echo '{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"7"},"items":[]}' ;;
+		esac
+		exit 0
+	fi
+	;;
+*) echo "CALL $*" >>"$D/calls" ;;
+esac
+exec "$FAULT_INNER" "$@"
+STUB
+chmod +x fk
+FAULT_DIR=$PWD
+export FAULT_DIR
+
+# inner: what t_fake_* made ./kubectl becomes the wrapper's inner kubectl.
+inner() {
+	mv kubectl inner
+	FAULT_INNER=$PWD/inner
+	KUBECTL=$PWD/fk
+	export FAULT_INNER KUBECTL
+}
+
+# forward_writes: the calls after the fault that move things forward (not
+# a GET, not putting the node back, not the lease's release); into ./fwd.
+forward_writes() {
+	sed -n '/^FAULT /,$p' calls | sed 1d | grep -v \
+		-e '^GET ' \
+		-e '^CALL .* uncordon lab-node-1$' \
+		-e "^CALL .* label node lab-node-1 --overwrite $S=upgrade-failed\$" \
+		-e "^CALL .* label node lab-node-1 $S-\$" \
+		-e '^CALL .* config view ' \
+		-e '^CALL .* replace -f ' \
+		-e '^CALL .* delete lease' >fwd
+}
+
+# table NAME SETUP EXCEPT CMD...: CMD after SETUP, clean, then with each
+# fault at each of the clean run's GETs.  EXCEPT GET-ARGS prints the status
+# expected for a fault there when it is not 2, and "go" when the run may go
+# on with forward writes (a poll trying again).
+table() {
+	name=$1 setup=$2 except=$3
+	shift 3
+	rm -f calls gets
+	$setup
+	t_run "$@"
+	cp out clean.out
+	[ "$rc" -le 1 ]
+	t_ok $? "$name: a clean run (exit $rc)"
+	[ "$rc" -le 1 ] || t_diag <err
+	n=$(cat gets 2>/dev/null || echo 0)
+	cp calls clean.calls 2>/dev/null || : >clean.calls
+	i=1
+	while [ "$i" -le "$n" ]; do
+		args=$(sed -n "s/^GET $i //p" clean.calls)
+		want=$($except "$args")
+		for f in empty status error trunc other; do
+			rm -f calls gets
+			$setup
+			FAULT_AT=$i FAULT=$f t_run "$@"
+			case $want in
+			'') t_rc 2 "$name: GET $i ($args), $f" ;;
+			go)
+				# A poll: the answer is not used, the look is tried again.
+				t_rc 0 "$name: GET $i ($args), $f: a poll, tried again"
+				t_grep "$name: GET $i, $f: says the look failed and is tried again" err \
+					"^drv-upgrade.sh: lab-node-1: warning: cannot read the node while waiting for the driver: .*; looking again$"
+				continue
+				;;
+			*) t_rc "$want" "$name: GET $i ($args), $f: $want, and said" ;;
+			esac
+			if grep -q -e '^OK$' -e '^audit: OK$' out; then
+				t_ok 1 "$name: GET $i, $f: no OK"
+				t_diag <out
+			else
+				t_ok 0 "$name: GET $i, $f: no OK"
+			fi
+			if [ "$want" != go ]; then
+				forward_writes
+				if [ -s fwd ]; then t_ok 1 "$name: GET $i, $f: no write after the fault"; t_diag <fwd; else
+					t_ok 0 "$name: GET $i, $f: no write after the fault"
+				fi
+			fi
+		done
+		i=$((i + 1))
+	done
+}
+none() { :; }
+
+# The read-only scripts.
+cluster() {
+	t_fake_cluster
+	inner
+}
+table drv-tag.sh cluster none drv-tag.sh lab-node-1
+table drv-audit.sh cluster none drv-audit.sh -m "$M"
+table drv-states.sh cluster none drv-states.sh -m "$M"
+ops() {
+	t_fake_ops
+	mv ops kubectl
+	inner
+	FAKE_OUT=$DATA/lab-nodes.json FAKE_CP=$DATA/targets/cp-crd.json FAKE_NVD=$DATA/targets/nvd.json
+	export FAKE_OUT FAKE_CP FAKE_NVD
+}
+table "drv-audit.sh -t" ops none drv-audit.sh -t -m "$M"
+table "drv-states.sh -t" ops none drv-states.sh -t -m "$M"
+
+# drv-upgrade.sh, the whole way and with -j.  The validation poll tries a
+# look again (it says so), and the audit after a finished upgrade cannot
+# undo the upgrade: it is said, and the upgrade's exit stays 0.
+up_except() {
+	case $1 in
+	*"get --raw /api/v1/nodes?"*) echo 0 ;; # drv-audit.sh, after the upgrade
+	*"get --raw /api/v1/nodes/lab-node-1")
+		# The looks at the node: the third is the poll for the driver.
+		nth=$(sed -n "1,/^GET $i /p" clean.calls | grep -c ' get --raw /api/v1/nodes/lab-node-1$')
+		[ "$nth" != 3 ] || echo go
+		;;
+	esac
+}
+table drv-upgrade.sh cluster up_except drv-upgrade.sh -L -m "$M" lab-node-1 "$NEW"
+table "drv-upgrade.sh -j" cluster up_except drv-upgrade.sh -L -N -j job=train -J 5 -m "$M" lab-node-1 "$NEW"
+
+# drv-rollout.sh, the plan and the run, each node's drv-upgrade.sh a
+# stand-in that says it started (in ./calls: nothing may start after a
+# fault) and does the upgrade in the fake API.
+mkdir -p x/bin x/lib/gpudrv
+cp "$BIN/drv-rollout.sh" x/bin/
+cp "$BIN/../lib/gpudrv/gpudrv-lib.sh" x/lib/gpudrv/
+for t in labels2tag matrix-grep pdb-check; do ln -s "$(command -v "$t")" "x/bin/$t"; done
+cat >x/bin/drv-upgrade.sh <<'STUB'
+#!/bin/sh
+for a; do node=$v; v=$a; done
+echo "CALL drv-upgrade.sh $node" >>"$FAULT_DIR/calls"
+exec 8>"$FAULT_DIR/facts.lock"
+flock 8
+awk -F '\t' -v OFS='\t' -v n="$node" -v v="$v" '$1 == n { $2 = v; $3 = "upgrade-done" } { print }' \
+	"$FAULT_DIR/facts" >"$FAULT_DIR/facts.new" && mv "$FAULT_DIR/facts.new" "$FAULT_DIR/facts"
+flock -u 8
+echo "$node upgrade-done"
+echo "$node upgrade-done $v"
+STUB
+chmod +x x/bin/drv-upgrade.sh
+GPUDRV_LOCK_DIR=$PWD/locks
+export GPUDRV_LOCK_DIR
+mkdir -p locks
+chmod 700 locks
+fleet() {
+	rm -f lease lease.log
+	t_fake_fleet
+	inner
+	t_fleet n1:535.183.06::::True n2:535.183.06::::True n3:535.183.06::::True
+}
+table "drv-rollout.sh -D" fleet none x/bin/drv-rollout.sh -D -L -p 1 -u 100% -m "$M" "$NEW"
+table drv-rollout.sh fleet none x/bin/drv-rollout.sh -L -p 2 -u 100% -m "$M" "$NEW"
+# No summary is made up after a fault: the last line is never "done ...".
+rm -f calls gets
+fleet
+FAULT_AT=5 FAULT=empty t_run x/bin/drv-rollout.sh -L -p 1 -u 100% -m "$M" "$NEW"
+t_rc 2 "drv-rollout.sh: the node list after batch 1 is empty"
+t_run grep -c '^done ' out
+t_out "no summary line is made up" 0
+# A whole answer that no longer lists the rollout's nodes (deleted): each
+# said, counted left, never done.
+rm -f calls gets
+fleet
+cat >x/bin/drv-upgrade.sh.gone <<'STUB'
+#!/bin/sh
+for a; do node=$v; v=$a; done
+exec 8>"$FAULT_DIR/facts.lock"
+flock 8
+grep -v "^$node	" "$FAULT_DIR/facts" >"$FAULT_DIR/facts.new"; mv "$FAULT_DIR/facts.new" "$FAULT_DIR/facts"
+echo "$node upgrade-required"
+exit 0
+STUB
+mv x/bin/drv-upgrade.sh x/bin/drv-upgrade.sh.done
+cp x/bin/drv-upgrade.sh.gone x/bin/drv-upgrade.sh
+chmod +x x/bin/drv-upgrade.sh
+t_run x/bin/drv-rollout.sh -L -p 3 -u 100% -m "$M" "$NEW"
+t_rc 1 "drv-rollout.sh: the nodes deleted during the batch"
+last_line=$(tail -n 1 out)
+t_is "counted left, not done" "$last_line" "done 0 failed 0 skipped 0 left 3"
+t_grep "each said" err "^drv-rollout.sh: n2: no longer listed among the GPU nodes: left as it is$"
+t_done
