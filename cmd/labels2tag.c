@@ -106,18 +106,23 @@ unknown(struct opts *o, const char *pre, const char *name, const char *state,
 }
 
 /*
- * -F's record: "node tag driver state skip cordon ready initial", where a
- * node that gets no tag has UNKNOWN:fault:label (or, with -t,
- * SKIP:why:source) in the tag's place: the caller decides what that means.
+ * -F's record: "node tag driver state skip cordon ready initial since
+ * cordoner", where a node that gets no tag has UNKNOWN:fault:label (or, with
+ * -t, SKIP:why:source) in the tag's place: the caller decides what that
+ * means.  since is "<unix-seconds>:<how known>" or "-".
  */
 static void
 record(struct opts *o, const char *pre, const char *name, const char *tag,
        const char *a, const char *b, const struct node_facts *nf)
 {
-	fprintf(o->out, "%s%s %s%s%s%s%s %s %s %s %s %s %s\n", pre, name, tag,
+	char since[48] = "-";
+
+	if (nf->since >= 0)
+		snprintf(since, sizeof since, "%lld:%s", nf->since, nf->since_from);
+	fprintf(o->out, "%s%s %s%s%s%s%s %s %s %s %s %s %s %s %s\n", pre, name, tag,
 	    a ? ":" : "", a ? a : "", b ? ":" : "", b ? b : "", nf->driver, nf->state,
 	    nf->skip ? "skip" : "-", nf->cordoned ? "cordoned" : "schedulable", nf->ready,
-	    nf->initial ? "was-cordoned" : "-");
+	    nf->initial ? "was-cordoned" : "-", since, nf->cordoner);
 }
 
 /* The offending value of a node_facts fault, for the message. */
@@ -136,6 +141,8 @@ fault_value(const cJSON *node, const struct tagfault *f)
 		v = j_get(j_get(node, "metadata"), "annotations");
 	else
 		v = j_get(node_labels(node), f->label);
+	if (strcmp(f->label, "metadata.managedFields") == 0)
+		return "";
 	if (cJSON_IsString(v))
 		return qstr(v->valuestring);
 	if (v == NULL || (txt = cJSON_PrintUnformatted(v)) == NULL)
@@ -177,7 +184,9 @@ one_node(const struct item *it, void *arg)
 	/* -s and -F act on the state and the cordon: a value the API server
 	 * would not hold is an error, never "-" or "schedulable". */
 	if ((o->state || o->facts) && node_facts(node, &nf, &f) != 0) {
-		note(o, "node %s: %s %s %s", name, f.label, fault_value(node, &f), f.detail);
+		const char *val = fault_value(node, &f);
+
+		note(o, "node %s: %s %s%s%s", name, f.label, val, *val ? " " : "", f.detail);
 		o->bad = 1;
 		return;
 	}

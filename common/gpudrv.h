@@ -188,6 +188,9 @@ cJSON *doc_parse(const struct input *in);
 #define L_STATE   "nvidia.com/gpu-driver-upgrade-state"
 #define L_SKIP    "nvidia.com/gpu-driver-upgrade.skip"
 #define A_INITIAL "nvidia.com/gpu-driver-upgrade.node-initial-state.unschedulable"
+/* The GPU Operator's start times (Unix seconds) of two of its waits. */
+#define A_VALIDATION "nvidia.com/gpu-driver-upgrade-validation-start-time"
+#define A_JOBS    "nvidia.com/gpu-driver-upgrade-wait-for-pod-completion-start-time"
 
 int tag_charset_ok(const char *s);   /* non-empty, only [A-Za-z0-9_.-] */
 int tag_valid(const char *s);        /* OCI tag grammar */
@@ -233,6 +236,13 @@ struct node_facts {
 	int cordoned;      /* spec.unschedulable */
 	const char *ready; /* the Ready condition: "ready", "not-ready" or "unknown" */
 	int initial;       /* the initial-state annotation is "true": cordoned before the upgrade */
+	/* When the state began, in Unix seconds, or -1: not known.  since_from
+	 * says how it is known: "validation" or "jobs" (the operator's start-time
+	 * annotation of that wait), "label" (the metadata.managedFields entry
+	 * that owns the state label: its manager's last change). */
+	long long since;
+	const char *since_from;
+	char cordoner[64]; /* the field manager that owns spec.unschedulable, or "-" */
 };
 /* 0, or -1 with f saying which field is wrong (f->label the field's path). */
 int node_facts(const cJSON *node, struct node_facts *nf, struct tagfault *f);

@@ -1,6 +1,7 @@
 /* Nodes: their names, labels and tag, and walking a Node or a list of them. */
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gpudrv.h"
@@ -167,9 +168,112 @@ ready_word(const cJSON *conds, struct tagfault *f)
 	return "unknown";
 }
 
+/*
+ * Unix seconds of a time as the API server writes a metav1.Time, RFC 3339
+ * in UTC to the second ("2026-12-01T19:09:12Z"), or -1 for anything else.
+ */
+static long long
+api_time(const char *s)
+{
+	static const char shape[] = "dddd-dd-ddTdd:dd:ddZ";
+	static const int mdays[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+	long long y, era, yoe, doy, doe;
+	int mo, d, h, mi, sec, i;
+
+	if (s == NULL || strlen(s) != sizeof shape - 1)
+		return -1;
+	for (i = 0; shape[i] != '\0'; i++)
+		if (shape[i] == 'd' ? !isdigit((unsigned char)s[i]) : s[i] != shape[i])
+			return -1;
+	y = atoi(s);
+	mo = atoi(s + 5), d = atoi(s + 8), h = atoi(s + 11), mi = atoi(s + 14), sec = atoi(s + 17);
+	if (mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] ||
+	    (mo == 2 && d == 29 && (y % 4 != 0 || (y % 100 == 0 && y % 400 != 0))) ||
+	    h > 23 || mi > 59 || sec > 59)
+		return -1;
+	/* Days from 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil). */
+	y -= mo <= 2;
+	era = y / 400;
+	yoe = y - era * 400;
+	doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return ((era * 146097 + doe - 719468) * 24 + h) * 3600LL + mi * 60 + sec;
+}
+
+/*
+ * The metadata.managedFields entry that last changed the field at path (its
+ * fieldsV1 keys, "f:metadata" "f:labels" "f:<key>"): 1 with its time in
+ * *when and its manager, shown safe, in who; 0 if no entry with a time owns
+ * it (kubectl get -o json leaves managedFields out; get --raw has them); -1
+ * with f set on entries the API server would not have written.
+ */
+static int
+owner_of(const cJSON *node, const char *const *path, long long *when, char *who,
+         size_t whosz, struct tagfault *f)
+{
+	const cJSON *mf = j_get(j_get(node, "metadata"), "managedFields"), *e = NULL, *v;
+	const char *t, *m;
+	long long at;
+	size_t i;
+	int found = 0;
+
+	f->label = "metadata.managedFields";
+	f->kind = "invalid";
+	if (mf != NULL && !cJSON_IsArray(mf) && !cJSON_IsNull(mf)) {
+		f->detail = "is not a list";
+		return -1;
+	}
+	while ((e = j_next(mf, e)) != NULL) {
+		if (!cJSON_IsObject(e)) {
+			f->detail = "has an item that is not an object";
+			return -1;
+		}
+		for (v = j_get(e, "fieldsV1"), i = 0; path[i] != NULL && cJSON_IsObject(v); i++)
+			v = j_get(v, path[i]);
+		if (path[i] != NULL || v == NULL || (t = j_str(e, "time")) == NULL)
+			continue;
+		if ((at = api_time(t)) < 0) {
+			static char why[160];
+
+			snprintf(why, sizeof why, "has a time %s that is not RFC 3339 in UTC "
+			    "(2026-12-01T19:09:12Z)", qstr(t));
+			f->detail = why;
+			return -1;
+		}
+		if (found && at < *when)
+			continue;
+		found = 1;
+		*when = at;
+		m = j_str(e, "manager");
+		for (i = 0; m != NULL && m[i] != '\0' && i + 1 < whosz; i++)
+			who[i] = isalnum((unsigned char)m[i]) || strchr("_.:/-", m[i]) ? m[i] : '?';
+		who[i] = '\0';
+		if (i == 0)
+			snprintf(who, whosz, "?");
+	}
+	return found;
+}
+
+/* A start-time annotation of the GPU Operator's: Unix seconds, or -1. */
+static long long
+ann_time(const cJSON *ann, const char *key)
+{
+	const char *v = j_str(ann, key);
+	size_t n = v ? strlen(v) : 0;
+
+	if (n == 0 || n > 18 || strspn(v, "0123456789") != n)
+		return -1;
+	return strtoll(v, NULL, 10);
+}
+
 int
 node_facts(const cJSON *node, struct node_facts *nf, struct tagfault *f)
 {
+	static const char *const state_path[] = { "f:metadata", "f:labels", "f:" L_STATE, NULL };
+	static const char *const cordon_path[] = { "f:spec", "f:unschedulable", NULL };
+	char who[sizeof nf->cordoner];
+	long long at;
+	int r;
 	const cJSON *labels = node_labels(node), *v;
 	const cJSON *unsched = j_get(j_get(node, "spec"), "unschedulable");
 	const cJSON *ann = j_get(j_get(node, "metadata"), "annotations");
@@ -221,6 +325,22 @@ node_facts(const cJSON *node, struct node_facts *nf, struct tagfault *f)
 	}
 	v = j_get(ann, A_INITIAL);
 	nf->initial = cJSON_IsString(v) && strcmp(v->valuestring, "true") == 0;
+	/* Since when: the operator's own start time of the wait it is in,
+	 * else the last change of the state label. */
+	nf->since = -1;
+	snprintf(nf->cordoner, sizeof nf->cordoner, "-");
+	if (strcmp(nf->state, "validation-required") == 0 && (at = ann_time(ann, A_VALIDATION)) >= 0)
+		nf->since = at, nf->since_from = "validation";
+	else if (strcmp(nf->state, "wait-for-jobs-required") == 0 && (at = ann_time(ann, A_JOBS)) >= 0)
+		nf->since = at, nf->since_from = "jobs";
+	if ((r = owner_of(node, state_path, &at, who, sizeof who, f)) < 0)
+		return -1;
+	if (r == 1 && nf->since < 0 && strcmp(nf->state, "-") != 0)
+		nf->since = at, nf->since_from = "label";
+	if ((r = owner_of(node, cordon_path, &at, who, sizeof who, f)) < 0)
+		return -1;
+	if (r == 1 && nf->cordoned)
+		snprintf(nf->cordoner, sizeof nf->cordoner, "%s", who);
 	return 0;
 }
 
@@ -239,11 +359,12 @@ static const struct kspec nospec[] = { { "kind", NULL }, { "metadata", meta },
 	{ NULL, NULL } };
 static const struct kspec keys_all[] = { { "kind", NULL }, { "metadata", meta_all },
 	{ "spec", spec }, { NULL, NULL } };
-static const struct kspec annotations[] = { { A_INITIAL, NULL }, { NULL, NULL } };
+static const struct kspec annotations[] = { { A_INITIAL, NULL }, { A_VALIDATION, NULL },
+	{ A_JOBS, NULL }, { NULL, NULL } };
 static const struct kspec meta_facts[] = { { "name", NULL }, { "labels", labels },
-	{ "annotations", annotations }, { NULL, NULL } };
+	{ "annotations", annotations }, { "managedFields", NULL }, { NULL, NULL } };
 static const struct kspec meta_facts_all[] = { { "name", NULL }, { "labels", NULL },
-	{ "annotations", annotations }, { NULL, NULL } };
+	{ "annotations", annotations }, { "managedFields", NULL }, { NULL, NULL } };
 static const struct kspec status[] = { { "conditions", NULL }, { NULL, NULL } };
 static const struct kspec keys_facts[] = { { "kind", NULL }, { "metadata", meta_facts },
 	{ "spec", spec }, { "status", status }, { NULL, NULL } };

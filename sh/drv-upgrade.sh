@@ -119,7 +119,7 @@ exec 3>&1
 # Status 2 with the reason in $tmp/err when FILE is not this node whole.
 facts() {
 	"$labels2tag" -F -b "$major" "$1" >"$tmp/facts" 2>"$tmp/err" || return 2
-	read -r n_name n_tag n_driver n_state n_skip n_cordon _ n_initial <"$tmp/facts" || {
+	read -r n_name n_tag n_driver n_state n_skip n_cordon _ n_initial _ <"$tmp/facts" || {
 		echo "no record of the node in the API's answer" >"$tmp/err"
 		return 2
 	}

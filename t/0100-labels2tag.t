@@ -72,33 +72,77 @@ t_err "names the field and the value" \
 	'labels2tag: node lab-node-1: spec.unschedulable "true" is a string, not a boolean'
 
 # -F: the facts the scripts decide on, one record a node: name, tag, driver,
-# upgrade state, skip, cordon, ready, initial (all from one read).
+# upgrade state, skip, cordon, ready, initial, since, cordoner (all from one
+# read).
 t_run labels2tag -F -b 550 "$DATA/lab-nodes.json"
 t_rc 0 "-F on the lab nodes"
 t_out "-F: one record a node" \
-	"lab-node-0 550-5.15.0-119-generic-ubuntu22.04 550.90.07 - - schedulable ready -" \
-	"lab-node-1 550-5.15.0-107-generic-ubuntu22.04 535.183.06 - - schedulable ready -" \
-	"lab-node-2 550-6.8.0-45-generic-ubuntu24.04 550.90.07 - - schedulable ready -"
+	"lab-node-0 550-5.15.0-119-generic-ubuntu22.04 550.90.07 - - schedulable ready - - -" \
+	"lab-node-1 550-5.15.0-107-generic-ubuntu22.04 535.183.06 - - schedulable ready - - -" \
+	"lab-node-2 550-6.8.0-45-generic-ubuntu24.04 550.90.07 - - schedulable ready - - -"
 sed -e 's/"nvidia.com\/gpu.present": "true"/"nvidia.com\/gpu-driver-upgrade-state": "drain-required", "nvidia.com\/gpu-driver-upgrade.skip": "true", &/' \
 	-e 's/"podCIDR":/"unschedulable": true, &/' \
 	-e 's/"annotations": {/&"nvidia.com\/gpu-driver-upgrade.node-initial-state.unschedulable": "true", /' \
 	-e 's/"status": "True",/"status": "False",/' "$DATA/node-1.json" >facts.json
 t_run labels2tag -F facts.json
 t_out "-F: state, skip, cordon, not ready, cordoned before the upgrade" \
-	"lab-node-1 535-5.15.0-107-generic-ubuntu22.04 535.183.06 drain-required skip cordoned not-ready was-cordoned"
+	"lab-node-1 535-5.15.0-107-generic-ubuntu22.04 535.183.06 drain-required skip cordoned not-ready was-cordoned - -"
 t_run labels2tag -F -c -b 550 "$DATA/node-1.json"
 t_out "-F -c: the matrix row in the tag's place" \
-	"lab-node-1 550,5.15.0-107-generic,ubuntu22.04 535.183.06 - - schedulable ready -"
+	"lab-node-1 550,5.15.0-107-generic,ubuntu22.04 535.183.06 - - schedulable ready - - -"
 t_run labels2tag -F "$DATA/bad-nodes.json"
 t_rc 0 "-F: a node whose labels give no tag is a record, not an error"
 t_grep "-F: UNKNOWN:fault:label in the tag's place" out \
-	'^empty-kernel UNKNOWN:empty:feature.node.kubernetes.io/kernel-version.full 550.90.07 - - schedulable ready -$'
-t_grep "-F: a driver label that is not digits is '-'" out '^alpha-branch UNKNOWN:invalid:nvidia.com/cuda.driver.major - - - schedulable ready -$'
+	'^empty-kernel UNKNOWN:empty:feature.node.kubernetes.io/kernel-version.full 550.90.07 - - schedulable ready - - -$'
+t_grep "-F: a driver label that is not digits is '-'" out '^alpha-branch UNKNOWN:invalid:nvidia.com/cuda.driver.major - - - schedulable ready - - -$'
 t_run labels2tag -F -b 550 "$DATA/lab-nodes.yaml"
 t_out "-F: YAML the same" \
-	"lab-node-0 550-5.15.0-119-generic-ubuntu22.04 550.90.07 - - schedulable ready -" \
-	"lab-node-1 550-5.15.0-107-generic-ubuntu22.04 535.183.06 - - schedulable ready -" \
-	"lab-node-2 550-6.8.0-45-generic-ubuntu24.04 550.90.07 - - schedulable ready -"
+	"lab-node-0 550-5.15.0-119-generic-ubuntu22.04 550.90.07 - - schedulable ready - - -" \
+	"lab-node-1 550-5.15.0-107-generic-ubuntu22.04 535.183.06 - - schedulable ready - - -" \
+	"lab-node-2 550-6.8.0-45-generic-ubuntu24.04 550.90.07 - - schedulable ready - - -"
+# -F's since and cordoner, from what get --raw answers: the managedFields
+# entry that owns the state label (its last change), the operator's own
+# start time for the two waits it times, and who owns spec.unschedulable.
+mf='"managedFields": [{"manager": "kubectl-label", "operation": "Update", "apiVersion": "v1", "time": "2026-11-30T08:00:00Z", "fieldsType": "FieldsV1", "fieldsV1": {"f:metadata": {"f:labels": {"f:nvidia.com/gpu-driver-upgrade-state": {}}}}}, {"manager": "kubectl-label", "operation": "Update", "apiVersion": "v1", "time": "2026-11-30T09:30:00Z", "fieldsType": "FieldsV1", "fieldsV1": {"f:metadata": {"f:labels": {"f:nvidia.com/gpu-driver-upgrade-state": {}}}}}, {"manager": "kubectl cordon", "operation": "Update", "apiVersion": "v1", "time": "2024-02-29T23:59:59Z", "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:unschedulable": {}}}}, {"manager": "kubelet", "operation": "Update", "apiVersion": "v1", "time": "2026-12-01T00:00:00Z", "subresource": "status", "fieldsType": "FieldsV1", "fieldsV1": {"f:status": {"f:conditions": {}}}}],'
+sed "s|\"annotations\": {|$mf &|" facts.json >since.json
+t_run labels2tag -F since.json
+t_rc 0 "-F with managedFields"
+t_out "-F: since the state label's last change (the latest owner), cordoned by the owner of spec.unschedulable" \
+	"lab-node-1 535-5.15.0-107-generic-ubuntu22.04 535.183.06 drain-required skip cordoned not-ready was-cordoned 1796031000:label kubectl?cordon"
+t_is "1796031000 is 2026-11-30T09:30:00Z" "$(date -u -d @1796031000 +%Y-%m-%dT%H:%M:%SZ)" 2026-11-30T09:30:00Z
+sed -e 's/"drain-required"/"validation-required"/' \
+	-e 's/"annotations": {/&"nvidia.com\/gpu-driver-upgrade-validation-start-time": "1796000000", "nvidia.com\/gpu-driver-upgrade-wait-for-pod-completion-start-time": "1795000000", /' since.json >valid.json
+t_run labels2tag -F valid.json
+t_out "-F: in validation-required, since the operator's validation start time" \
+	"lab-node-1 535-5.15.0-107-generic-ubuntu22.04 535.183.06 validation-required skip cordoned not-ready was-cordoned 1796000000:validation kubectl?cordon"
+sed 's/"validation-required"/"wait-for-jobs-required"/' valid.json >jobs.json
+t_run labels2tag -F jobs.json
+t_out "-F: in wait-for-jobs-required, since the operator's wait-for-completion start time" \
+	"lab-node-1 535-5.15.0-107-generic-ubuntu22.04 535.183.06 wait-for-jobs-required skip cordoned not-ready was-cordoned 1795000000:jobs kubectl?cordon"
+sed 's/"1795000000"/"soon"/' jobs.json >jobs-bad.json
+t_run labels2tag -F jobs-bad.json
+t_out "-F: a start time that is not Unix seconds falls back to the label's change" \
+	"lab-node-1 535-5.15.0-107-generic-ubuntu22.04 535.183.06 wait-for-jobs-required skip cordoned not-ready was-cordoned 1796031000:label kubectl?cordon"
+sed -e 's/"drain-required", //' -e 's/"nvidia.com\/gpu-driver-upgrade-state": //' -e 's/"unschedulable": true, //' since.json >nostate.json
+t_run labels2tag -F nostate.json
+t_out "-F: no state, no since; schedulable, no cordoner" \
+	"lab-node-1 535-5.15.0-107-generic-ubuntu22.04 535.183.06 - skip schedulable not-ready was-cordoned - -"
+sed 's/"2024-02-29T23:59:59Z"/"2023-02-29T23:59:59Z"/' since.json >badtime.json
+t_run labels2tag -F badtime.json
+t_rc 2 "-F: a managedFields time the API server would not write (2023-02-29)"
+t_err "names the node, the field and the time" \
+	'labels2tag: node lab-node-1: metadata.managedFields has a time "2023-02-29T23:59:59Z" that is not RFC 3339 in UTC (2026-12-01T19:09:12Z)'
+t_out "and prints no record"
+sed 's/"2024-02-29T23:59:59Z"/"2024-02-29T23:59:59+01:00"/' since.json >badtime.json
+t_run labels2tag -F badtime.json
+t_rc 2 "-F: a managedFields time with an offset is not the API server's"
+sed 's/"managedFields": \[/"managedFields": ["x", /' since.json >badmf.json
+t_run labels2tag -F badmf.json
+t_rc 2 "-F: a managedFields item that is not an object"
+t_err "says so" 'labels2tag: node lab-node-1: metadata.managedFields has an item that is not an object'
+t_run labels2tag -s since.json
+t_rc 0 "-s does not read managedFields"
+t_out "and its line is as before" "lab-node-1 535-5.15.0-107-generic-ubuntu22.04 drain-required cordoned"
 t_run labels2tag -F badstate.json
 t_rc 2 "-F: a state label that is not a label value"
 t_run labels2tag -F strcordon.json
