@@ -161,18 +161,7 @@ facts_or_die() {
 # The budgets and every pod, read by pdb-check -a: each node's draws on each
 # budget and what would block its drain, into $tmp/draws.
 read_draws() {
-	if ! get_list "$tmp/pp" /apis/policy/v1/poddisruptionbudgets ||
-		! get_list "$tmp/pods" '/api/v1/pods?fieldSelector=spec.nodeName%21%3D' ||
-		! cat "$tmp/pods" >>"$tmp/pp"; then
-		say "cannot list budgets and pods"
-		stop_rollout 2
-	fi
-	pc=0
-	"$pdb_check" -a "$tmp/pp" >"$tmp/draws" || pc=$?
-	[ "$pc" -le 1 ] || {
-		say "pdb-check cannot judge the answers to GET /apis/policy/v1/poddisruptionbudgets and GET /api/v1/pods?fieldSelector=spec.nodeName%21%3D (exit $pc)"
-		stop_rollout 2
-	}
+	get_draws "$tmp/draws" || stop_rollout 2
 }
 
 # plan: the next batch from $tmp/facts, $tmp/mine, $tmp/gone (the nodes this

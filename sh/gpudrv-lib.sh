@@ -414,6 +414,25 @@ get_list() {
 	return 2
 }
 
+# get_draws FILE: every budget and every pod on a node, read by pdb-check -a
+# ($pdb_check) in one pass: each node's draws on each budget and what would
+# block its drain, into FILE; status 2, saying why, when the lists cannot
+# be read whole or judged.
+get_draws() {
+	if ! get_list "$1.pp" /apis/policy/v1/poddisruptionbudgets ||
+		! get_list "$1.pods" '/api/v1/pods?fieldSelector=spec.nodeName%21%3D' ||
+		! cat "$1.pods" >>"$1.pp"; then
+		say "cannot list budgets and pods"
+		return 2
+	fi
+	gpudrv_pc=0
+	"$pdb_check" -a "$1.pp" >"$1" || gpudrv_pc=$?
+	rm -f "$1.pp" "$1.pods" "$1.pp.err" "$1.pods.err"
+	[ "$gpudrv_pc" -le 1 ] && return 0
+	say "pdb-check cannot judge the answers to GET /apis/policy/v1/poddisruptionbudgets and GET /api/v1/pods?fieldSelector=spec.nodeName%21%3D (exit $gpudrv_pc)"
+	return 2
+}
+
 # kc_list FILE WHAT RANGE ARGS...: kubectl get ARGS -o jsonpath, RANGE for
 # each item (a {range .items[*]}...{end}), into FILE, proven whole: the
 # output must begin with the list's kind and end with a last line of its

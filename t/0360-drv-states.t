@@ -14,7 +14,7 @@ T2=550-6.8.0-45-generic-ubuntu24.04
 t_run dash "$BIN/drv-states.sh" -m "$M"
 t_rc 0 "the lab nodes, every image built, under dash"
 t_out "node, state, cordon, tag, image" \
-	"lab-node-0 - schedulable $T0 ok" "lab-node-1 - schedulable $T1 ok" "lab-node-2 - schedulable $T2 ok"
+	"lab-node-0 - schedulable $T0 ok - -" "lab-node-1 - schedulable $T1 ok - -" "lab-node-2 - schedulable $T2 ok - -"
 t_run cat kubectl.log
 t_out "one call" "--request-timeout=60s get --raw /api/v1/nodes?labelSelector=nvidia.com%2Fgpu.present%3Dtrue"
 
@@ -22,12 +22,12 @@ printf '%s\n' driver_branch,kernel,os_tag 550,5.15.0-119-generic,ubuntu22.04 >on
 t_run drv-states.sh -m one.csv
 t_rc 1 "images missing"
 t_out "they say MISSING" \
-	"lab-node-0 - schedulable $T0 ok" "lab-node-1 - schedulable $T1 MISSING" "lab-node-2 - schedulable $T2 MISSING"
+	"lab-node-0 - schedulable $T0 ok - -" "lab-node-1 - schedulable $T1 MISSING - image its driver image $T1 does not exist: its next driver pod cannot pull it; fix: build and push $T1 before the node restarts its driver" "lab-node-2 - schedulable $T2 MISSING - image its driver image $T2 does not exist: its next driver pod cannot pull it; fix: build and push $T2 before the node restarts its driver"
 
 FAKE_OUT=$DATA/bad-nodes.json t_run drv-states.sh -m "$M"
 t_rc 2 "nodes whose labels give no tag"
-t_grep "each is shown UNKNOWN" out '^no-major - schedulable UNKNOWN UNKNOWN$'
-t_grep "the good ones still shown" out "^good-a - schedulable $T0 ok\$"
+t_grep "each is shown UNKNOWN, with the label at fault" out '^no-major - schedulable UNKNOWN UNKNOWN - labels its labels give no tag (missing nvidia.com/cuda.driver.major); fix: see that gpu-feature-discovery runs on it$'
+t_grep "the good ones still shown" out "^good-a - schedulable $T0 ok - -\$"
 
 printf '{"kind": "NodeList", "items": []}\n' >none.json
 FAKE_OUT=$PWD/none.json t_run drv-states.sh -m "$M"
@@ -48,9 +48,9 @@ t_fake_ops
 FAKE_CP=$DATA/targets/cp-crd.json FAKE_NVD=$DATA/targets/nvd.json KUBECTL=$PWD/ops t_run drv-states.sh -t -m "$M"
 t_rc 1 "-t: lab-node-1's 550 image is missing"
 t_out "each node's target tag; the node that builds its driver says why in the image's place" \
-	"lab-node-0 - schedulable $T0 ok" \
-	"lab-node-1 - schedulable 550-5.15.0-107-generic-ubuntu22.04 MISSING" \
-	"lab-node-2 - schedulable - not-precompiled:nvidiadriver/noble"
+	"lab-node-0 - schedulable $T0 ok - -" \
+	"lab-node-1 - schedulable 550-5.15.0-107-generic-ubuntu22.04 MISSING - image its driver image 550-5.15.0-107-generic-ubuntu22.04 does not exist: its next driver pod cannot pull it; fix: build and push 550-5.15.0-107-generic-ubuntu22.04 before the node restarts its driver" \
+	"lab-node-2 - schedulable - not-precompiled:nvidiadriver/noble - -"
 t_run wc -l <ops.log
 t_out "four GETs" 4
 FAKE_CP=forbidden FAKE_NVD= KUBECTL=$PWD/ops t_run drv-states.sh -t -m "$M"
@@ -77,9 +77,9 @@ t_err "says so" "drv-states.sh: cannot read the matrix /nonexistent (-m or GPUDR
 FAKE_CP=$PWD/cp-off.json KUBECTL=$PWD/ops t_run drv-states.sh -t -m "$M"
 t_rc 0 "-t, every node SKIP, a matrix"
 t_out "every node is listed, each with why it needs no image" \
-	"lab-node-0 - schedulable - not-precompiled:clusterpolicy/cluster-policy" \
-	"lab-node-1 - schedulable - not-precompiled:clusterpolicy/cluster-policy" \
-	"lab-node-2 - schedulable - not-precompiled:clusterpolicy/cluster-policy"
+	"lab-node-0 - schedulable - not-precompiled:clusterpolicy/cluster-policy - -" \
+	"lab-node-1 - schedulable - not-precompiled:clusterpolicy/cluster-policy - -" \
+	"lab-node-2 - schedulable - not-precompiled:clusterpolicy/cluster-policy - -"
 printf '%s\n' driver_branch,kernel >broken.csv
 FAKE_CP=$PWD/cp-off.json KUBECTL=$PWD/ops t_run drv-states.sh -t -m broken.csv
 t_rc 2 "-t, every node SKIP, a broken matrix"
@@ -90,8 +90,9 @@ sed -e 's/"nvidia.com\/cuda.driver.major": "[0-9]*",//' "$DATA/lab-nodes.json" >
 FAKE_OUT=$PWD/nomajor.json t_run drv-states.sh -m "$M"
 t_rc 2 "no node's labels give a tag"
 t_out "each is listed UNKNOWN" \
-	"lab-node-0 - schedulable UNKNOWN UNKNOWN" "lab-node-1 - schedulable UNKNOWN UNKNOWN" \
-	"lab-node-2 - schedulable UNKNOWN UNKNOWN"
+	"lab-node-0 - schedulable UNKNOWN UNKNOWN - labels its labels give no tag (missing nvidia.com/cuda.driver.major); fix: see that gpu-feature-discovery runs on it" \
+	"lab-node-1 - schedulable UNKNOWN UNKNOWN - labels its labels give no tag (missing nvidia.com/cuda.driver.major); fix: see that gpu-feature-discovery runs on it" \
+	"lab-node-2 - schedulable UNKNOWN UNKNOWN - labels its labels give no tag (missing nvidia.com/cuda.driver.major); fix: see that gpu-feature-discovery runs on it"
 
 # No matrix at all (neither -m, GPUDRV_MATRIX nor the default file): the
 # states and cordons still, the image column "-", said once on stderr.
@@ -103,7 +104,7 @@ else
 	t_run drv-states.sh
 	t_rc 0 "no matrix given"
 	t_out "every node, its state and cordon, no image checked" \
-		"lab-node-0 - schedulable $T0 -" "lab-node-1 - schedulable $T1 -" "lab-node-2 - schedulable $T2 -"
+		"lab-node-0 - schedulable $T0 - - -" "lab-node-1 - schedulable $T1 - - -" "lab-node-2 - schedulable $T2 - - -"
 	t_err "says so once" "drv-states.sh: no matrix was given (-m, GPUDRV_MATRIX, or /etc/gpudrv/support-matrix.csv), nor a registry (-r): no image is checked; the image column is '-'"
 fi
 
@@ -122,7 +123,7 @@ export SKOPEO
 FAKE_TAG=$T0 t_run drv-states.sh -r registry.example/nvidia/driver
 t_rc 1 "-r: the registry lists one of the three images"
 t_out "every node, the two others MISSING" \
-	"lab-node-0 - schedulable $T0 ok" "lab-node-1 - schedulable $T1 MISSING" "lab-node-2 - schedulable $T2 MISSING"
+	"lab-node-0 - schedulable $T0 ok - -" "lab-node-1 - schedulable $T1 MISSING - image its driver image $T1 does not exist: its next driver pod cannot pull it; fix: build and push $T1 before the node restarts its driver" "lab-node-2 - schedulable $T2 MISSING - image its driver image $T2 does not exist: its next driver pod cannot pull it; fix: build and push $T2 before the node restarts its driver"
 t_err "nothing on stderr"
 FAKE_TAG=$T0 t_run drv-states.sh -r docker://registry.example/nvidia/driver -I
 t_run cat skopeo.log
@@ -160,5 +161,5 @@ t_rc 2 "-r with a newline"
 t_err "names it, shown on one line" "drv-states.sh: -r takes a repository (registry/path/name), not 'registry.example/nvidia/driver?x'"
 t_run drv-states.sh -x
 t_rc 2 "an unknown option"
-t_err "prints the usage" "usage: drv-states.sh [-e] [-t] [-m matrix | -r repository [-I]]"
+t_err "prints the usage" "usage: drv-states.sh [-e] [-t] [-m matrix | -r repository [-I]] [-S | -o text|json]"
 t_done

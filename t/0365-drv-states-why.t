@@ -1,0 +1,258 @@
+#!/bin/sh
+# drv-states.sh: how long each GPU node has been in its state and what it
+# waits for, with the fix, in every state the GPU Operator's library writes;
+# the pods and budgets are read only when a state needs them, and a list
+# that cannot be read is exit 2, never "nothing holds it".  (t/0925 places
+# nodes in these states on the sandbox.)
+. "$(dirname "$0")/lib.sh"
+
+M=$ROOT/lab/support-matrix.csv
+K=5.15.0-107-generic
+TAG=550-$K-ubuntu22.04
+now=$(date +%s)
+# at SECONDS-AGO: the API server's time, that long ago.
+at() { date -u -d "@$((now - $1))" +%Y-%m-%dT%H:%M:%SZ; }
+
+# node NAME STATE SKIP UNSCHED READY AGO [ANNOTATIONS] [CORDONER]: a GPU
+# node as GET --raw answers it, managedFields and all: the state label last
+# changed AGO seconds ago by kubectl-label (no state: "-"), the cordon owned
+# by CORDONER (default kubectl-cordon).
+node() {
+	printf '{"metadata":{"name":"%s","labels":{"nvidia.com/gpu.present":"true",' "$1"
+	printf '"nvidia.com/cuda.driver.major":"550","nvidia.com/cuda.driver.minor":"90","nvidia.com/cuda.driver.rev":"07",'
+	printf '"feature.node.kubernetes.io/kernel-version.full":"%s",' "$K"
+	printf '"feature.node.kubernetes.io/system-os_release.ID":"ubuntu","feature.node.kubernetes.io/system-os_release.VERSION_ID":"22.04"'
+	[ "$2" = - ] || printf ',"nvidia.com/gpu-driver-upgrade-state":"%s"' "$2"
+	[ "$3" = - ] || printf ',"nvidia.com/gpu-driver-upgrade.skip":"%s"' "$3"
+	printf '},"annotations":{%s},"managedFields":[' "${7:-}"
+	printf '{"manager":"kubelet","operation":"Update","apiVersion":"v1","time":"%s","fieldsType":"FieldsV1","fieldsV1":{"f:status":{"f:conditions":{}}},"subresource":"status"}' "$(at 5)"
+	[ "$2" = - ] || printf ',{"manager":"kubectl-label","operation":"Update","apiVersion":"v1","time":"%s","fieldsType":"FieldsV1","fieldsV1":{"f:metadata":{"f:labels":{"f:nvidia.com/gpu-driver-upgrade-state":{}}}}}' "$(at "$6")"
+	[ "$4" != true ] || printf ',{"manager":"%s","operation":"Update","apiVersion":"v1","time":"%s","fieldsType":"FieldsV1","fieldsV1":{"f:spec":{"f:unschedulable":{}}}}' "${8:-kubectl-cordon}" "$(at 60)"
+	printf ']},"spec":{"unschedulable":%s},"status":{"conditions":[{"type":"Ready","status":"%s"}]}}' "$4" "$5"
+}
+# nodes NODE...: the NodeList of those node() outputs, one argument each.
+nodes() {
+	printf '{"kind":"NodeList","apiVersion":"v1","metadata":{"resourceVersion":"9"},"items":['
+	sep=
+	for n; do printf '%s%s' "$sep" "$n"; sep=,; done
+	printf ']}\n'
+}
+
+# ./kubectl: the nodes (nodes.json), the budgets (budgets.json), the pods
+# (an empty PodList), and the driver and validator pods as kubectl -o
+# jsonpath prints them (driver.txt, validator.txt; absent: none); "down.X"
+# files make that request fail as kubectl does.  Logs to kubectl.log.
+cat >kubectl <<'STUB'
+#!/bin/sh
+D=${0%/*}
+printf '%s\n' "$*" >>"$D/kubectl.log"
+shift
+fail() { [ -e "$D/down.$1" ] || return 0; echo "Error from server (Forbidden): $1 is forbidden: User \"x\" cannot list resource \"$1\"" >&2; exit 1; }
+case $* in
+"get --raw /api/v1/nodes?labelSelector=nvidia.com%2Fgpu.present%3Dtrue") cat "$D/nodes.json" ;;
+"get --raw /apis/policy/v1/poddisruptionbudgets") fail poddisruptionbudgets; cat "$D/budgets.json" ;;
+"get --raw /api/v1/pods?fieldSelector=spec.nodeName%21%3D") fail pods; cat "$D/pods.json" ;;
+"get pods -A -l app.kubernetes.io/component=nvidia-driver -o jsonpath="*) fail pods; printf 'List\n'; cat "$D/driver.txt" 2>/dev/null; printf -- '--end--\n' ;;
+"get pods -A -l app=nvidia-operator-validator -o jsonpath="*) fail pods; printf 'List\n'; cat "$D/validator.txt" 2>/dev/null; printf -- '--end--\n' ;;
+*) echo "fake kubectl: unexpected: $*" >&2; exit 3 ;;
+esac
+STUB
+chmod +x kubectl
+KUBECTL=$PWD/kubectl
+export KUBECTL
+printf '{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[]}\n' >pods.json
+cp "$DATA/pdb-lab.json" budgets.json
+printf '%s\n' driver_branch,kernel,os_tag 550,$K,ubuntu22.04 >ok.csv
+
+# Nodes in no state, and done: nothing to wait for, unless cordoned.
+nodes "$(node idle - - false True 0)" "$(node done upgrade-done - false True 86400)" \
+	"$(node held - - true True 0 '' 'kubectl-cordon')" "$(node kept upgrade-done - true True 90000 '' 'ops?team')" >nodes.json
+t_run drv-states.sh -m ok.csv
+t_rc 0 "no node waits"
+t_out "done and idle nodes wait for nothing; a cordon outside an upgrade is named, with who and the fix" \
+	"idle - schedulable $TAG ok - -" \
+	"done upgrade-done schedulable $TAG ok 1d0h -" \
+	"held - cordoned $TAG ok - cordon cordoned by kubectl-cordon, outside any upgrade; fix: kubectl uncordon held when nobody needs it so" \
+	"kept upgrade-done cordoned $TAG ok 1d1h cordon upgrade done, still cordoned by ops?team; fix: kubectl uncordon kept when nobody needs it so"
+t_run cat kubectl.log
+t_out "one GET: no state needs the pods" "--request-timeout=60s get --raw /api/v1/nodes?labelSelector=nvidia.com%2Fgpu.present%3Dtrue"
+
+# Every state of the operator's library, each with its phrase.
+rm -f kubectl.log
+nodes "$(node a-req upgrade-required - false True 1830)" \
+	"$(node b-req upgrade-required - true True 1830 '' 'kubectl-cordon')" \
+	"$(node c-cordon cordon-required - false True 30)" \
+	"$(node d-jobs wait-for-jobs-required - true True 7230 '"nvidia.com/gpu-driver-upgrade-wait-for-pod-completion-start-time":"'$((now - 3630))'"' gpu-operator)" \
+	"$(node e-del pod-deletion-required - true True 100 '' gpu-operator)" \
+	"$(node lab-node-1 drain-required - true True 3630 '' gpu-operator)" \
+	"$(node g-maint node-maintenance-required - false True 200000)" \
+	"$(node h-post post-maintenance-required - true True 90 '' maintenance-operator)" \
+	"$(node i-restart pod-restart-required - true True 930 '' gpu-operator)" \
+	"$(node j-valid validation-required - true True 2000 '"nvidia.com/gpu-driver-upgrade-validation-start-time":"'$((now - 900))'"' gpu-operator)" \
+	"$(node k-uncordon uncordon-required - true True 10 '' gpu-operator)" \
+	"$(node l-failed upgrade-failed - true True 172830 '' gpu-operator)" \
+	"$(node m-odd half-done - false True 50)" \
+	"$(node n-skip upgrade-required true false True 50)" \
+	"$(node o-down drain-required - true False 50 '' gpu-operator)" >nodes.json
+cat >driver.txt <<'EOF'
+n=i-restart gpu-operator/nvidia-driver-daemonset-aaaaa p=Running r=False c=4,
+n=l-failed gpu-operator/nvidia-driver-daemonset-bbbbb p=Pending r= c=
+n= gpu-operator/nvidia-driver-daemonset-ccccc p=Pending r= c=
+EOF
+cat >validator.txt <<'EOF'
+n=k-uncordon gpu-operator/nvidia-operator-validator-zzzzz p=Running r=True c=0,
+EOF
+t_run drv-states.sh -m ok.csv
+t_rc 0 "every state: findings are not errors"
+t_err "nothing on stderr"
+t_grep "upgrade-required: the slots, counted" out \
+	"^a-req upgrade-required schedulable $TAG ok 30m3[0-9]s slot waits for an upgrade slot: 10 GPU node(s) under way, 10 unavailable (maxParallelUpgrades, maxUnavailable); fix: the GPU Operator takes it when a slot frees (autoUpgrade on), or drv-rollout.sh\$"
+t_grep "upgrade-required, cordoned by hand: it counts as unavailable" out \
+	"^b-req upgrade-required cordoned $TAG ok 30m3[0-9]s slot waits for an upgrade slot: .*; cordoned by kubectl-cordon before its upgrade, it counts as unavailable; fix: "
+t_grep "cordon-required: the controller's next pass" out \
+	"^c-cordon cordon-required schedulable $TAG ok 3[0-9]s controller waits for the GPU Operator to cordon it on its next pass; fix: if this lasts, see that the GPU Operator runs: kubectl -n gpu-operator get pods\$"
+t_grep "wait-for-jobs-required: since the operator's own start time, not the label's" out \
+	"^d-jobs wait-for-jobs-required cordoned $TAG ok 1h0m jobs waits for the pods of waitForCompletion.podSelector on it to finish; fix: they end, or waitForCompletion.timeoutSeconds (0: for ever) moves it on; deleting them moves it now\$"
+t_grep "pod-deletion-required, no budget refusing" out \
+	"^e-del pod-deletion-required cordoned $TAG ok 1m4[0-9]s pods its GPU pods deleted, no budget refusing: pods are still terminating; fix: kubectl get pods -A --field-selector spec.nodeName=e-del\$"
+t_grep "drain-required: the budget that refuses, in pdb-check's words" out \
+	"^lab-node-1 drain-required cordoned $TAG ok 1h0m budget its drain is refused: gpu-drv/trainer-pdb BLOCKS gpu-drv/trainer-7d9f5c6b8d-m4q7z minAvailable=4 currentHealthy=4 desiredHealthy=4 disruptionsAllowed=0 needed=1: lower minAvailable to 3, or add 1 ready replica elsewhere; fix: as pdb-check says; the operator fails it at drain.timeoutSeconds\$"
+t_grep "node-maintenance-required: the maintenance operator" out \
+	"^g-maint node-maintenance-required schedulable $TAG ok 2d7h maintenance waits for the maintenance operator to cordon and drain it (a NodeMaintenance, requestor mode); fix: kubectl get nodemaintenances -A\$"
+t_grep "post-maintenance-required: no driver pod on it" out \
+	"^h-post post-maintenance-required cordoned $TAG ok 1m3[0-9]s driver-pod waits for a driver pod on it: there is none (app.kubernetes.io/component=nvidia-driver); fix: kubectl -n gpu-operator get daemonsets: is the driver scheduled there?\$"
+t_grep "pod-restart-required: the driver pod, its phase and restarts, and its logs" out \
+	"^i-restart pod-restart-required cordoned $TAG ok 15m3[0-9]s driver-pod waits for the new driver pod: gpu-operator/nvidia-driver-daemonset-aaaaa is Running, not Ready, 4 restarts; fix: kubectl -n gpu-operator logs nvidia-driver-daemonset-aaaaa (past 10 restarts the operator fails it)\$"
+t_grep "validation-required: no validator, past the operator's 600 s" out \
+	"^j-valid validation-required cordoned $TAG ok 15m[0-9]s validator waits for a validator pod on it: there is none (app=nvidia-operator-validator); the operator fails it 600 s after its start, past; fix: kubectl -n gpu-operator get daemonsets: is the validator scheduled there?\$"
+t_grep "uncordon-required" out \
+	"^k-uncordon uncordon-required cordoned $TAG ok 1[0-9]s controller waits for the GPU Operator to uncordon it on its next pass; "
+t_grep "upgrade-failed: the driver pod, and the operator's retry" out \
+	"^l-failed upgrade-failed cordoned $TAG ok 2d0h failed its upgrade failed; the operator moves it on once its driver pod is Ready and current (gpu-operator/nvidia-driver-daemonset-bbbbb is Pending, not Ready); fix: find why (kubectl describe node l-failed; the driver pod), then: kubectl label node l-failed nvidia.com/gpu-driver-upgrade-state=upgrade-required --overwrite\$"
+t_grep "a state nobody writes" out \
+	"^m-odd half-done schedulable $TAG ok 5[0-9]s unknown a state neither the GPU Operator nor gpudrv writes; fix: kubectl label node m-odd nvidia.com/gpu-driver-upgrade-state- to forget it\$"
+t_grep "the skip label, whatever the state" out \
+	"^n-skip upgrade-required schedulable $TAG ok 5[0-9]s skip labelled nvidia.com/gpu-driver-upgrade.skip=true: neither the GPU Operator nor gpudrv upgrades it; fix: kubectl label node n-skip nvidia.com/gpu-driver-upgrade.skip- to let them\$"
+t_grep "a node not Ready: before what it waits for" out \
+	"^o-down drain-required cordoned $TAG ok 5[0-9]s node the node is not Ready: its kubelet does not report; the operator counts it unavailable; fix: kubectl describe node o-down\$"
+cp out all.txt
+t_run grep -c . all.txt
+t_out "one line a node" 15
+t_run cat kubectl.log
+t_out "the budgets and pods once, the driver and validator pods once each" \
+	"--request-timeout=60s get --raw /api/v1/nodes?labelSelector=nvidia.com%2Fgpu.present%3Dtrue" \
+	"--request-timeout=60s get --raw /apis/policy/v1/poddisruptionbudgets" \
+	"--request-timeout=60s get --raw /api/v1/pods?fieldSelector=spec.nodeName%21%3D" \
+	"--request-timeout=60s get pods -A -l app.kubernetes.io/component=nvidia-driver -o jsonpath={.kind}{\"\\n\"}{range .items[*]}n={.spec.nodeName}{\" \"}{.metadata.namespace}/{.metadata.name}{\" \"}p={.status.phase}{\" \"}r={.status.conditions[?(@.type==\"Ready\")].status}{\" \"}c={range .status.containerStatuses[*]}{.restartCount}{\",\"}{end}{\"\\n\"}{end}{\"--end--\\n\"}" \
+	"--request-timeout=60s get pods -A -l app=nvidia-operator-validator -o jsonpath={.kind}{\"\\n\"}{range .items[*]}n={.spec.nodeName}{\" \"}{.metadata.namespace}/{.metadata.name}{\" \"}p={.status.phase}{\" \"}r={.status.conditions[?(@.type==\"Ready\")].status}{\" \"}c={range .status.containerStatuses[*]}{.restartCount}{\",\"}{end}{\"\\n\"}{end}{\"--end--\\n\"}"
+
+# The validator not Ready yet, within the operator's 600 s: how long is left.
+nodes "$(node v validation-required - true True 400 '"nvidia.com/gpu-driver-upgrade-validation-start-time":"'$((now - 100))'"' gpu-operator)" >nodes.json
+echo 'n=v gpu-operator/nvidia-operator-validator-vvvvv p=Running r=False c=0,0,' >validator.txt
+t_run drv-states.sh -m ok.csv
+t_grep "validation-required: since the operator's start time, and the time left" out \
+	"^v validation-required cordoned $TAG ok 1m[0-9]*s validator waits for the validator: gpu-operator/nvidia-operator-validator-vvvvv is Running, not Ready; the operator fails it 600 s after its start, in [89]m[0-9]*s; fix: kubectl -n gpu-operator logs nvidia-operator-validator-vvvvv\$"
+
+# A missing image comes first: the driver pod cannot pull it.
+nodes "$(node p pod-restart-required - true True 3630 '' gpu-operator)" >nodes.json
+printf '%s\n' driver_branch,kernel,os_tag >none.csv
+t_run drv-states.sh -m none.csv
+t_rc 1 "a node waiting for an image that does not exist"
+t_out "says the image, not the pod" \
+	"p pod-restart-required cordoned $TAG MISSING 1h0m image its driver image $TAG does not exist: the driver pod cannot pull it; fix: build and push $TAG (drv-audit.sh prints the matrix row)"
+
+# -S: one line a state, for people: how many, the longest, what it waits for.
+nodes "$(node a upgrade-required - false True 100)" "$(node b upgrade-required - false True 5000)" \
+	"$(node c - - false True 0)" "$(node lab-node-1 drain-required - true True 7230 '' gpu-operator)" \
+	"$(node e upgrade-done - false True 3630)" "$(node f zz-custom - false True 3630)" "$(node g aa-custom - false True 7300)" >nodes.json
+t_run drv-states.sh -S -m ok.csv
+t_rc 0 "-S"
+t_out "a line a state, in the operator's order, then the others by name" \
+	"- 1 - c -" \
+	"upgrade-required 2 1h23m b slot" \
+	"drain-required 1 2h0m lab-node-1 budget" \
+	"upgrade-done 1 1h0m e -" \
+	"aa-custom 1 2h1m g unknown" \
+	"zz-custom 1 1h0m f unknown"
+
+# -o json: every node, for programs; times as numbers, absent ones null.
+t_run drv-states.sh -o json -m ok.csv
+t_rc 0 "-o json"
+cp out nodes.out.json
+t_run python3 -c '
+import json, sys
+d = json.load(open("nodes.out.json"))
+print(len(d))
+for n in d:
+    print(n["node"], n["state"], n["cordoned"], n["image"], n["sinceFrom"], type(n["seconds"]).__name__, n["waiting"], n["cordonedBy"])
+'
+t_out "one object a node, every field typed" 7 \
+	"a upgrade-required False ok label int slot None" \
+	"b upgrade-required False ok label int slot None" \
+	"c None False ok None NoneType None None" \
+	"lab-node-1 drain-required True ok label int budget gpu-operator" \
+	"e upgrade-done False ok label int None None" \
+	"f zz-custom False ok label int unknown None" \
+	"g aa-custom False ok label int unknown None"
+t_run python3 -c '
+import json, time
+d = json.load(open("nodes.out.json"))
+b = [n for n in d if n["node"] == "b"][0]
+print(abs(b["since"] + 5000 - int(time.time())) <= 5, abs(b["seconds"] - 5000) <= 5)
+print(b["why"].startswith("waits for an upgrade slot"), b["fix"].endswith("or drv-rollout.sh"))'
+t_out "since and seconds agree with the label's change; why and fix apart" "True True" "True True"
+t_run drv-states.sh -o json -S -m ok.csv
+t_rc 2 "-o json with -S"
+t_grep "is one or the other" err "^drv-states.sh: -S is the summary for people; -o json gives every node to a program: one or the other$"
+t_run drv-states.sh -o yaml -m ok.csv
+t_rc 2 "-o yaml"
+t_err "says what -o takes" "drv-states.sh: -o takes text or json, not 'yaml'"
+
+# Never "nothing holds it": a pod or budget list that cannot be read is
+# exit 2, and nothing is printed.
+nodes "$(node lab-node-1 drain-required - true True 70 '' gpu-operator)" "$(node i pod-restart-required - true True 60 '' gpu-operator)" >nodes.json
+for f in poddisruptionbudgets pods; do
+	: >"down.$f"
+	t_run drv-states.sh -m ok.csv
+	t_rc 2 "the $f cannot be listed"
+	t_out "prints nothing"
+	t_grep "says which request, in kubectl's words" err "cannot .*$f"
+	rm -f "down.$f"
+done
+: >empty.json
+cp empty.json pods.json
+t_run drv-states.sh -m ok.csv
+t_rc 2 "the pods answered with an empty body"
+t_out "prints nothing"
+t_grep "names the request" err "^drv-states.sh: GET /api/v1/pods?fieldSelector=spec.nodeName%21%3D answered with an empty body (kubectl exit 0): nothing can be said of it$"
+printf '{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[]}\n' >pods.json
+printf '{"kind":"ConfigMapList","apiVersion":"v1","metadata":{},"items":[]}\n' >budgets.json
+t_run drv-states.sh -m ok.csv
+t_rc 2 "the budgets answered with a list of another kind"
+t_out "prints nothing"
+cp "$DATA/pdb-lab.json" budgets.json
+# kubectl -o jsonpath answers that are not the whole list.
+cat >kubectl.cut <<'STUB'
+#!/bin/sh
+case $* in *" -o jsonpath="*) printf 'List\nn=i gpu-operator/x p=Running r=True c=0,\n' ; exit 0 ;; esac
+exec "${0%.cut}" "$@"
+STUB
+chmod +x kubectl.cut
+KUBECTL=$PWD/kubectl.cut t_run drv-states.sh -m ok.csv
+t_rc 2 "the driver pods cut short"
+t_out "prints nothing"
+t_grep "says so" err "^drv-states.sh: cannot list the driver pods (app.kubernetes.io/component=nvidia-driver): kubectl get pods -A -l app.kubernetes.io/component=nvidia-driver answered exit 0 with a list that is not whole$"
+
+# A managedFields time the API server would not write is an error, named.
+nodes "$(node a upgrade-required - false True 100)" | sed 's/"time":"[^"]*","fieldsType":"FieldsV1","fieldsV1":{"f:metadata"/"time":"yesterday","fieldsType":"FieldsV1","fieldsV1":{"f:metadata"/' >nodes.json
+t_run drv-states.sh -m ok.csv
+t_rc 2 "a managedFields time that is not the API server's"
+t_grep "names the node and the time" err '^labels2tag: node a: metadata.managedFields has a time "yesterday" that is not RFC 3339 in UTC'
+
+# kubectl get -o json leaves managedFields out: no time, said as "-".
+nodes "$(node a upgrade-required - true True 100)" | sed 's/"managedFields":\[[^]]*\]*\]/"managedFields":null/' >nodes.json
+t_run drv-states.sh -m ok.csv
+t_rc 0 "no managedFields"
+t_out "the age and the cordoner are not known" \
+	"a upgrade-required cordoned $TAG ok - slot waits for an upgrade slot: 0 GPU node(s) under way, 1 unavailable (maxParallelUpgrades, maxUnavailable); cordoned by someone before its upgrade, it counts as unavailable; fix: the GPU Operator takes it when a slot frees (autoUpgrade on), or drv-rollout.sh"
+t_done
