@@ -16,7 +16,7 @@ at() { date -u -d "@$((now - $1))" +%Y-%m-%dT%H:%M:%SZ; }
 # node NAME STATE SKIP UNSCHED READY AGO [ANNOTATIONS] [CORDONER]: a GPU
 # node as GET --raw answers it, managedFields and all: the state label last
 # changed AGO seconds ago by kubectl-label (no state: "-"), the cordon owned
-# by CORDONER (default kubectl-cordon).
+# by CORDONER (default kubectl, as kubectl cordon and drain write it).
 node() {
 	printf '{"metadata":{"name":"%s","labels":{"nvidia.com/gpu.present":"true",' "$1"
 	printf '"nvidia.com/cuda.driver.major":"550","nvidia.com/cuda.driver.minor":"90","nvidia.com/cuda.driver.rev":"07",'
@@ -27,7 +27,7 @@ node() {
 	printf '},"annotations":{%s},"managedFields":[' "${7:-}"
 	printf '{"manager":"kubelet","operation":"Update","apiVersion":"v1","time":"%s","fieldsType":"FieldsV1","fieldsV1":{"f:status":{"f:conditions":{}}},"subresource":"status"}' "$(at 5)"
 	[ "$2" = - ] || printf ',{"manager":"kubectl-label","operation":"Update","apiVersion":"v1","time":"%s","fieldsType":"FieldsV1","fieldsV1":{"f:metadata":{"f:labels":{"f:nvidia.com/gpu-driver-upgrade-state":{}}}}}' "$(at "$6")"
-	[ "$4" != true ] || printf ',{"manager":"%s","operation":"Update","apiVersion":"v1","time":"%s","fieldsType":"FieldsV1","fieldsV1":{"f:spec":{"f:unschedulable":{}}}}' "${8:-kubectl-cordon}" "$(at 60)"
+	[ "$4" != true ] || printf ',{"manager":"%s","operation":"Update","apiVersion":"v1","time":"%s","fieldsType":"FieldsV1","fieldsV1":{"f:spec":{"f:unschedulable":{}}}}' "${8:-kubectl}" "$(at 60)"
 	printf ']},"spec":{"unschedulable":%s},"status":{"conditions":[{"type":"Ready","status":"%s"}]}}' "$4" "$5"
 }
 # nodes NODE...: the NodeList of those node() outputs, one argument each.
@@ -66,13 +66,13 @@ printf '%s\n' driver_branch,kernel,os_tag 550,$K,ubuntu22.04 >ok.csv
 
 # Nodes in no state, and done: nothing to wait for, unless cordoned.
 nodes "$(node idle - - false True 0)" "$(node done upgrade-done - false True 86400)" \
-	"$(node held - - true True 0 '' 'kubectl-cordon')" "$(node kept upgrade-done - true True 90000 '' 'ops?team')" >nodes.json
+	"$(node held - - true True 0 '' kubectl)" "$(node kept upgrade-done - true True 90000 '' 'ops?team')" >nodes.json
 t_run drv-states.sh -m ok.csv
 t_rc 0 "no node waits"
 t_out "done and idle nodes wait for nothing; a cordon outside an upgrade is named, with who and the fix" \
 	"idle - schedulable $TAG ok - -" \
 	"done upgrade-done schedulable $TAG ok 1d0h -" \
-	"held - cordoned $TAG ok - cordon cordoned by kubectl-cordon, outside any upgrade; fix: kubectl uncordon held when nobody needs it so" \
+	"held - cordoned $TAG ok - cordon cordoned by kubectl, outside any upgrade; fix: kubectl uncordon held when nobody needs it so" \
 	"kept upgrade-done cordoned $TAG ok 1d1h cordon upgrade done, still cordoned by ops?team; fix: kubectl uncordon kept when nobody needs it so"
 t_run cat kubectl.log
 t_out "one GET: no state needs the pods" "--request-timeout=60s get --raw /api/v1/nodes?labelSelector=nvidia.com%2Fgpu.present%3Dtrue"
@@ -80,7 +80,7 @@ t_out "one GET: no state needs the pods" "--request-timeout=60s get --raw /api/v
 # Every state of the operator's library, each with its phrase.
 rm -f kubectl.log
 nodes "$(node a-req upgrade-required - false True 1830)" \
-	"$(node b-req upgrade-required - true True 1830 '' 'kubectl-cordon')" \
+	"$(node b-req upgrade-required - true True 1830 '' kubectl)" \
 	"$(node c-cordon cordon-required - false True 30)" \
 	"$(node d-jobs wait-for-jobs-required - true True 7230 '"nvidia.com/gpu-driver-upgrade-wait-for-pod-completion-start-time":"'$((now - 3630))'"' gpu-operator)" \
 	"$(node e-del pod-deletion-required - true True 100 '' gpu-operator)" \
@@ -108,7 +108,7 @@ t_err "nothing on stderr"
 t_grep "upgrade-required: the slots, counted" out \
 	"^a-req upgrade-required schedulable $TAG ok 30m3[0-9]s slot waits for an upgrade slot: 10 GPU node(s) under way, 10 unavailable (maxParallelUpgrades, maxUnavailable); fix: the GPU Operator takes it when a slot frees (autoUpgrade on), or drv-rollout.sh\$"
 t_grep "upgrade-required, cordoned by hand: it counts as unavailable" out \
-	"^b-req upgrade-required cordoned $TAG ok 30m3[0-9]s slot waits for an upgrade slot: .*; cordoned by kubectl-cordon before its upgrade, it counts as unavailable; fix: "
+	"^b-req upgrade-required cordoned $TAG ok 30m3[0-9]s slot waits for an upgrade slot: .*; cordoned by kubectl before its upgrade, it counts as unavailable; fix: "
 t_grep "cordon-required: the controller's next pass" out \
 	"^c-cordon cordon-required schedulable $TAG ok 3[0-9]s controller waits for the GPU Operator to cordon it on its next pass; fix: if this lasts, see that the GPU Operator runs: kubectl -n gpu-operator get pods\$"
 t_grep "wait-for-jobs-required: since the operator's own start time, not the label's" out \
