@@ -9,64 +9,13 @@
 M=$ROOT/lab/support-matrix.csv
 K=5.15.0-107-generic
 TAG=550-$K-ubuntu22.04
-now=$(date +%s)
-# at SECONDS-AGO: the API server's time, that long ago.
-at() { date -u -d "@$((now - $1))" +%Y-%m-%dT%H:%M:%SZ; }
-
-# node NAME STATE SKIP UNSCHED READY AGO [ANNOTATIONS] [CORDONER]: a GPU
-# node as GET --raw answers it, managedFields and all: the state label last
-# changed AGO seconds ago by kubectl-label (no state: "-"), the cordon owned
-# by CORDONER (default kubectl, as kubectl cordon and drain write it).
-node() {
-	printf '{"metadata":{"name":"%s","labels":{"nvidia.com/gpu.present":"true",' "$1"
-	printf '"nvidia.com/cuda.driver.major":"550","nvidia.com/cuda.driver.minor":"90","nvidia.com/cuda.driver.rev":"07",'
-	printf '"feature.node.kubernetes.io/kernel-version.full":"%s",' "$K"
-	printf '"feature.node.kubernetes.io/system-os_release.ID":"ubuntu","feature.node.kubernetes.io/system-os_release.VERSION_ID":"22.04"'
-	[ "$2" = - ] || printf ',"nvidia.com/gpu-driver-upgrade-state":"%s"' "$2"
-	[ "$3" = - ] || printf ',"nvidia.com/gpu-driver-upgrade.skip":"%s"' "$3"
-	printf '},"annotations":{%s},"managedFields":[' "${7:-}"
-	printf '{"manager":"kubelet","operation":"Update","apiVersion":"v1","time":"%s","fieldsType":"FieldsV1","fieldsV1":{"f:status":{"f:conditions":{}}},"subresource":"status"}' "$(at 5)"
-	[ "$2" = - ] || printf ',{"manager":"kubectl-label","operation":"Update","apiVersion":"v1","time":"%s","fieldsType":"FieldsV1","fieldsV1":{"f:metadata":{"f:labels":{"f:nvidia.com/gpu-driver-upgrade-state":{}}}}}' "$(at "$6")"
-	[ "$4" != true ] || printf ',{"manager":"%s","operation":"Update","apiVersion":"v1","time":"%s","fieldsType":"FieldsV1","fieldsV1":{"f:spec":{"f:unschedulable":{}}}}' "${8:-kubectl}" "$(at 60)"
-	printf ']},"spec":{"unschedulable":%s},"status":{"conditions":[{"type":"Ready","status":"%s"}]}}' "$4" "$5"
-}
-# nodes NODE...: the NodeList of those node() outputs, one argument each.
-nodes() {
-	printf '{"kind":"NodeList","apiVersion":"v1","metadata":{"resourceVersion":"9"},"items":['
-	sep=
-	for n; do printf '%s%s' "$sep" "$n"; sep=,; done
-	printf ']}\n'
-}
-
-# ./kubectl: the nodes (nodes.json), the budgets (budgets.json), the pods
-# (an empty PodList), and the driver and validator pods as kubectl -o
-# jsonpath prints them (driver.txt, validator.txt; absent: none); "down.X"
-# files make that request fail as kubectl does.  Logs to kubectl.log.
-cat >kubectl <<'STUB'
-#!/bin/sh
-D=${0%/*}
-printf '%s\n' "$*" >>"$D/kubectl.log"
-shift
-fail() { [ -e "$D/down.$1" ] || return 0; echo "Error from server (Forbidden): $1 is forbidden: User \"x\" cannot list resource \"$1\"" >&2; exit 1; }
-case $* in
-"get --raw /api/v1/nodes?labelSelector=nvidia.com%2Fgpu.present%3Dtrue") cat "$D/nodes.json" ;;
-"get --raw /apis/policy/v1/poddisruptionbudgets") fail poddisruptionbudgets; cat "$D/budgets.json" ;;
-"get --raw /api/v1/pods?fieldSelector=spec.nodeName%21%3D") fail pods; cat "$D/pods.json" ;;
-"get pods -A -l app.kubernetes.io/component=nvidia-driver -o jsonpath="*) fail pods; printf 'List\n'; cat "$D/driver.txt" 2>/dev/null; printf -- '--end--\n' ;;
-"get pods -A -l app=nvidia-operator-validator -o jsonpath="*) fail pods; printf 'List\n'; cat "$D/validator.txt" 2>/dev/null; printf -- '--end--\n' ;;
-*) echo "fake kubectl: unexpected: $*" >&2; exit 3 ;;
-esac
-STUB
-chmod +x kubectl
-KUBECTL=$PWD/kubectl
-export KUBECTL
-printf '{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[]}\n' >pods.json
-cp "$DATA/pdb-lab.json" budgets.json
+now=$t_now
+t_fake_pods
 printf '%s\n' driver_branch,kernel,os_tag 550,$K,ubuntu22.04 >ok.csv
 
 # Nodes in no state, and done: nothing to wait for, unless cordoned.
-nodes "$(node idle - - false True 0)" "$(node done upgrade-done - false True 86400)" \
-	"$(node held - - true True 0 '' kubectl)" "$(node kept upgrade-done - true True 90000 '' 'ops?team')" >nodes.json
+t_state_nodes "$(t_state_node idle - - false True 0)" "$(t_state_node done upgrade-done - false True 86400)" \
+	"$(t_state_node held - - true True 0 '' kubectl)" "$(t_state_node kept upgrade-done - true True 90000 '' 'ops?team')" >nodes.json
 t_run drv-states.sh -m ok.csv
 t_rc 0 "no node waits"
 t_out "done and idle nodes wait for nothing; a cordon outside an upgrade is named, with who and the fix" \
@@ -79,21 +28,21 @@ t_out "one GET: no state needs the pods" "--request-timeout=60s get --raw /api/v
 
 # Every state of the operator's library, each with its phrase.
 rm -f kubectl.log
-nodes "$(node a-req upgrade-required - false True 1830)" \
-	"$(node b-req upgrade-required - true True 1830 '' kubectl)" \
-	"$(node c-cordon cordon-required - false True 30)" \
-	"$(node d-jobs wait-for-jobs-required - true True 7230 '"nvidia.com/gpu-driver-upgrade-wait-for-pod-completion-start-time":"'$((now - 3630))'"' gpu-operator)" \
-	"$(node e-del pod-deletion-required - true True 100 '' gpu-operator)" \
-	"$(node lab-node-1 drain-required - true True 3630 '' gpu-operator)" \
-	"$(node g-maint node-maintenance-required - false True 200000)" \
-	"$(node h-post post-maintenance-required - true True 90 '' maintenance-operator)" \
-	"$(node i-restart pod-restart-required - true True 930 '' gpu-operator)" \
-	"$(node j-valid validation-required - true True 2000 '"nvidia.com/gpu-driver-upgrade-validation-start-time":"'$((now - 900))'"' gpu-operator)" \
-	"$(node k-uncordon uncordon-required - true True 10 '' gpu-operator)" \
-	"$(node l-failed upgrade-failed - true True 172830 '' gpu-operator)" \
-	"$(node m-odd half-done - false True 50)" \
-	"$(node n-skip upgrade-required true false True 50)" \
-	"$(node o-down drain-required - true False 50 '' gpu-operator)" >nodes.json
+t_state_nodes "$(t_state_node a-req upgrade-required - false True 1830)" \
+	"$(t_state_node b-req upgrade-required - true True 1830 '' kubectl)" \
+	"$(t_state_node c-cordon cordon-required - false True 30)" \
+	"$(t_state_node d-jobs wait-for-jobs-required - true True 7230 '"nvidia.com/gpu-driver-upgrade-wait-for-pod-completion-start-time":"'$((now - 3630))'"' gpu-operator)" \
+	"$(t_state_node e-del pod-deletion-required - true True 100 '' gpu-operator)" \
+	"$(t_state_node lab-node-1 drain-required - true True 3630 '' gpu-operator)" \
+	"$(t_state_node g-maint node-maintenance-required - false True 200000)" \
+	"$(t_state_node h-post post-maintenance-required - true True 90 '' maintenance-operator)" \
+	"$(t_state_node i-restart pod-restart-required - true True 930 '' gpu-operator)" \
+	"$(t_state_node j-valid validation-required - true True 2000 '"nvidia.com/gpu-driver-upgrade-validation-start-time":"'$((now - 900))'"' gpu-operator)" \
+	"$(t_state_node k-uncordon uncordon-required - true True 10 '' gpu-operator)" \
+	"$(t_state_node l-failed upgrade-failed - true True 172830 '' gpu-operator)" \
+	"$(t_state_node m-odd half-done - false True 50)" \
+	"$(t_state_node n-skip upgrade-required true false True 50)" \
+	"$(t_state_node o-down drain-required - true False 50 '' gpu-operator)" >nodes.json
 cat >driver.txt <<'EOF'
 n=i-restart gpu-operator/nvidia-driver-daemonset-aaaaa p=Running r=False c=4,
 n=l-failed gpu-operator/nvidia-driver-daemonset-bbbbb p=Pending r= c=
@@ -147,14 +96,14 @@ t_out "the budgets and pods once, the driver and validator pods once each" \
 	"--request-timeout=60s get pods -A -l app=nvidia-operator-validator -o jsonpath={.kind}{\"\\n\"}{range .items[*]}n={.spec.nodeName}{\" \"}{.metadata.namespace}/{.metadata.name}{\" \"}p={.status.phase}{\" \"}r={.status.conditions[?(@.type==\"Ready\")].status}{\" \"}c={range .status.containerStatuses[*]}{.restartCount}{\",\"}{end}{\"\\n\"}{end}{\"--end--\\n\"}"
 
 # The validator not Ready yet, within the operator's 600 s: how long is left.
-nodes "$(node v validation-required - true True 400 '"nvidia.com/gpu-driver-upgrade-validation-start-time":"'$((now - 100))'"' gpu-operator)" >nodes.json
+t_state_nodes "$(t_state_node v validation-required - true True 400 '"nvidia.com/gpu-driver-upgrade-validation-start-time":"'$((now - 100))'"' gpu-operator)" >nodes.json
 echo 'n=v gpu-operator/nvidia-operator-validator-vvvvv p=Running r=False c=0,0,' >validator.txt
 t_run drv-states.sh -m ok.csv
 t_grep "validation-required: since the operator's start time, and the time left" out \
 	"^v validation-required cordoned $TAG ok 1m[0-9]*s validator waits for the validator: gpu-operator/nvidia-operator-validator-vvvvv is Running, not Ready; the operator fails it 600 s after its start, in [89]m[0-9]*s; fix: kubectl -n gpu-operator logs nvidia-operator-validator-vvvvv\$"
 
 # A missing image comes first: the driver pod cannot pull it.
-nodes "$(node p pod-restart-required - true True 3630 '' gpu-operator)" >nodes.json
+t_state_nodes "$(t_state_node p pod-restart-required - true True 3630 '' gpu-operator)" >nodes.json
 printf '%s\n' driver_branch,kernel,os_tag >none.csv
 t_run drv-states.sh -m none.csv
 t_rc 1 "a node waiting for an image that does not exist"
@@ -162,9 +111,9 @@ t_out "says the image, not the pod" \
 	"p pod-restart-required cordoned $TAG MISSING 1h0m image its driver image $TAG does not exist: the driver pod cannot pull it; fix: build and push $TAG (drv-audit.sh prints the matrix row)"
 
 # -S: one line a state, for people: how many, the longest, what it waits for.
-nodes "$(node a upgrade-required - false True 100)" "$(node b upgrade-required - false True 5000)" \
-	"$(node c - - false True 0)" "$(node lab-node-1 drain-required - true True 7230 '' gpu-operator)" \
-	"$(node e upgrade-done - false True 3630)" "$(node f zz-custom - false True 3630)" "$(node g aa-custom - false True 7300)" >nodes.json
+t_state_nodes "$(t_state_node a upgrade-required - false True 100)" "$(t_state_node b upgrade-required - false True 5000)" \
+	"$(t_state_node c - - false True 0)" "$(t_state_node lab-node-1 drain-required - true True 7230 '' gpu-operator)" \
+	"$(t_state_node e upgrade-done - false True 3630)" "$(t_state_node f zz-custom - false True 3630)" "$(t_state_node g aa-custom - false True 7300)" >nodes.json
 t_run drv-states.sh -S -m ok.csv
 t_rc 0 "-S"
 t_out "a line a state, in the operator's order, then the others by name" \
@@ -210,7 +159,7 @@ t_err "says what -o takes" "drv-states.sh: -o takes text or json, not 'yaml'"
 
 # Never "nothing holds it": a pod or budget list that cannot be read is
 # exit 2, and nothing is printed.
-nodes "$(node lab-node-1 drain-required - true True 70 '' gpu-operator)" "$(node i pod-restart-required - true True 60 '' gpu-operator)" >nodes.json
+t_state_nodes "$(t_state_node lab-node-1 drain-required - true True 70 '' gpu-operator)" "$(t_state_node i pod-restart-required - true True 60 '' gpu-operator)" >nodes.json
 for f in poddisruptionbudgets pods; do
 	: >"down.$f"
 	t_run drv-states.sh -m ok.csv
@@ -244,13 +193,13 @@ t_out "prints nothing"
 t_grep "says so" err "^drv-states.sh: cannot list the driver pods (app.kubernetes.io/component=nvidia-driver): kubectl get pods -A -l app.kubernetes.io/component=nvidia-driver answered exit 0 with a list that is not whole$"
 
 # A managedFields time the API server would not write is an error, named.
-nodes "$(node a upgrade-required - false True 100)" | sed 's/"time":"[^"]*","fieldsType":"FieldsV1","fieldsV1":{"f:metadata"/"time":"yesterday","fieldsType":"FieldsV1","fieldsV1":{"f:metadata"/' >nodes.json
+t_state_nodes "$(t_state_node a upgrade-required - false True 100)" | sed 's/"time":"[^"]*","fieldsType":"FieldsV1","fieldsV1":{"f:metadata"/"time":"yesterday","fieldsType":"FieldsV1","fieldsV1":{"f:metadata"/' >nodes.json
 t_run drv-states.sh -m ok.csv
 t_rc 2 "a managedFields time that is not the API server's"
 t_grep "names the node and the time" err '^labels2tag: node a: metadata.managedFields has a time "yesterday" that is not RFC 3339 in UTC'
 
 # kubectl get -o json leaves managedFields out: no time, said as "-".
-nodes "$(node a upgrade-required - true True 100)" | sed 's/"managedFields":\[[^]]*\]*\]/"managedFields":null/' >nodes.json
+t_state_nodes "$(t_state_node a upgrade-required - true True 100)" | sed 's/"managedFields":\[[^]]*\]*\]/"managedFields":null/' >nodes.json
 t_run drv-states.sh -m ok.csv
 t_rc 0 "no managedFields"
 t_out "the age and the cordoner are not known" \

@@ -130,6 +130,16 @@ cluster() {
 table drv-tag.sh cluster none drv-tag.sh lab-node-1
 table drv-audit.sh cluster none drv-audit.sh -m "$M"
 table drv-states.sh cluster none drv-states.sh -m "$M"
+# Nodes whose states need the budgets and pods, and the driver and
+# validator pods: each of those four GETs faulted too.
+states() {
+	t_fake_pods
+	t_state_nodes "$(t_state_node lab-node-1 drain-required - true True 60)" \
+		"$(t_state_node lab-node-2 pod-restart-required - true True 60)" >nodes.json
+	echo 'n=lab-node-2 gpu-operator/driver-x p=Running r=False c=3,' >driver.txt
+	inner
+}
+table "drv-states.sh, a drain and a driver under way" states none drv-states.sh -m "$M"
 ops() {
 	t_fake_ops
 	mv ops kubectl

@@ -118,6 +118,64 @@ t_done() {
 	exit $?
 }
 
+# t_at SECONDS-AGO: the API server's time, that long before $t_now (when
+# this file was sourced).
+t_now=$(date +%s)
+t_at() { date -u -d "@$((t_now - $1))" +%Y-%m-%dT%H:%M:%SZ; }
+
+# t_state_node NAME STATE SKIP UNSCHED READY AGO [ANNOTATIONS] [CORDONER]: a GPU
+# node (driver 550.90.07, kernel 5.15.0-107-generic, Ubuntu 22.04) as GET --raw answers it, managedFields and all: the state label last
+# changed AGO seconds ago by kubectl-label (no state: "-"), the cordon owned
+# by CORDONER (default kubectl, as kubectl cordon and drain write it).
+t_state_node() {
+	printf '{"metadata":{"name":"%s","labels":{"nvidia.com/gpu.present":"true",' "$1"
+	printf '"nvidia.com/cuda.driver.major":"550","nvidia.com/cuda.driver.minor":"90","nvidia.com/cuda.driver.rev":"07",'
+	printf '"feature.node.kubernetes.io/kernel-version.full":"5.15.0-107-generic",'
+	printf '"feature.node.kubernetes.io/system-os_release.ID":"ubuntu","feature.node.kubernetes.io/system-os_release.VERSION_ID":"22.04"'
+	[ "$2" = - ] || printf ',"nvidia.com/gpu-driver-upgrade-state":"%s"' "$2"
+	[ "$3" = - ] || printf ',"nvidia.com/gpu-driver-upgrade.skip":"%s"' "$3"
+	printf '},"annotations":{%s},"managedFields":[' "${7:-}"
+	printf '{"manager":"kubelet","operation":"Update","apiVersion":"v1","time":"%s","fieldsType":"FieldsV1","fieldsV1":{"f:status":{"f:conditions":{}}},"subresource":"status"}' "$(t_at 5)"
+	[ "$2" = - ] || printf ',{"manager":"kubectl-label","operation":"Update","apiVersion":"v1","time":"%s","fieldsType":"FieldsV1","fieldsV1":{"f:metadata":{"f:labels":{"f:nvidia.com/gpu-driver-upgrade-state":{}}}}}' "$(t_at "$6")"
+	[ "$4" != true ] || printf ',{"manager":"%s","operation":"Update","apiVersion":"v1","time":"%s","fieldsType":"FieldsV1","fieldsV1":{"f:spec":{"f:unschedulable":{}}}}' "${8:-kubectl}" "$(t_at 60)"
+	printf ']},"spec":{"unschedulable":%s},"status":{"conditions":[{"type":"Ready","status":"%s"}]}}' "$4" "$5"
+}
+# t_state_nodes NODE...: the NodeList of those t_state_node outputs, one argument each.
+t_state_nodes() {
+	printf '{"kind":"NodeList","apiVersion":"v1","metadata":{"resourceVersion":"9"},"items":['
+	t_sep=
+	for t_sn; do printf '%s%s' "$t_sep" "$t_sn"; t_sep=,; done
+	printf ']}\n'
+}
+
+# t_fake_pods: ./kubectl for drv-states.sh, answering from files beside it:
+# the GPU nodes (nodes.json), the budgets (budgets.json; default the lab's
+# t/data/pdb-lab.json), every pod (pods.json; default an empty PodList), and
+# the driver and validator pods as kubectl -o jsonpath prints them
+# (driver.txt, validator.txt; absent: none); a file down.RESOURCE makes
+# that request fail as RBAC refuses.  Logs to kubectl.log.
+t_fake_pods() {
+	[ -e budgets.json ] || cp "$DATA/pdb-lab.json" budgets.json
+	[ -e pods.json ] || printf '{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[]}\n' >pods.json
+	cat >kubectl <<'STUB'
+#!/bin/sh
+D=${0%/*}
+printf '%s\n' "$*" >>"$D/kubectl.log"
+shift
+fail() { [ -e "$D/down.$1" ] || return 0; echo "Error from server (Forbidden): $1 is forbidden: User \"x\" cannot list resource \"$1\"" >&2; exit 1; }
+case $* in
+"get --raw /api/v1/nodes?labelSelector=nvidia.com%2Fgpu.present%3Dtrue") cat "$D/nodes.json" ;;
+"get --raw /apis/policy/v1/poddisruptionbudgets") fail poddisruptionbudgets; cat "$D/budgets.json" ;;
+"get --raw /api/v1/pods?fieldSelector=spec.nodeName%21%3D") fail pods; cat "$D/pods.json" ;;
+"get pods -A -l app.kubernetes.io/component=nvidia-driver -o jsonpath="*) fail pods; printf 'List\n'; cat "$D/driver.txt" 2>/dev/null; printf -- '--end--\n' ;;
+"get pods -A -l app=nvidia-operator-validator -o jsonpath="*) fail pods; printf 'List\n'; cat "$D/validator.txt" 2>/dev/null; printf -- '--end--\n' ;;
+*) echo "fake kubectl: unexpected: $*" >&2; exit 3 ;;
+esac
+STUB
+	chmod +x kubectl
+	KUBECTL=$PWD/kubectl
+	export KUBECTL
+}
 # t_fake_kubectl: ./kubectl, a stand-in for unit tests of the scripts (the
 # end-to-end tests use the real one against the sandbox).  It logs its
 # arguments to ./kubectl.log and, by $FAKE_KUBECTL: "ok" prints $FAKE_OUT,
