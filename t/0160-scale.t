@@ -131,7 +131,7 @@ t_val "260 missing images" 260
 t_run drv-states.sh -m matrix.csv
 t_rc 1 "drv-states.sh over $N GPU nodes"
 t_run sh -c 'drv-states.sh -m matrix.csv | sed -n "1p;5200p"'
-t_out "a line per node: state, cordon, tag, image" \
-	"slim-node-0000 - cordoned 535-5.15.0-100-generic-rhel9 ok" \
-	"slim-node-5199 - schedulable 550-5.15.0-119-generic-ubuntu22.04 MISSING"
+t_out "a line per node: state, cordon, tag, image, age, what it waits for" \
+	"slim-node-0000 - cordoned 535-5.15.0-100-generic-rhel9 ok - cordon cordoned by someone, outside any upgrade; fix: kubectl uncordon slim-node-0000 when nobody needs it so" \
+	"slim-node-5199 - schedulable 550-5.15.0-119-generic-ubuntu22.04 MISSING - image its driver image 550-5.15.0-119-generic-ubuntu22.04 does not exist: its next driver pod cannot pull it; fix: build and push 550-5.15.0-119-generic-ubuntu22.04 before the node restarts its driver"
 t_done

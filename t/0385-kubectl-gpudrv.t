@@ -14,7 +14,7 @@ set -- "$USAGE" \
 	"subcommands:" \
 	"  tag         drv-tag.sh: the precompiled driver image tag one node needs" \
 	"  audit       drv-audit.sh: every GPU node's image, against the matrix or a registry" \
-	"  states      drv-states.sh: every GPU node's upgrade state, cordon, tag and image" \
+	"  states      drv-states.sh: every GPU node's upgrade state, cordon, tag, image, age and what it waits for" \
 	"  pdb-check   pdb-check on the cluster's budgets and pods: would a drain of the node get through?" \
 	"  upgrade     drv-upgrade.sh: one node's driver, in the safe order" \
 	"  rollout     drv-rollout.sh: the fleet, in batches the budgets can absorb" \

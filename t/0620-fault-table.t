@@ -89,7 +89,16 @@ table() {
 	while [ "$i" -le "$n" ]; do
 		args=$(sed -n "s/^GET $i //p" clean.calls)
 		want=$($except "$args")
-		for f in empty status error trunc other; do
+		faults="empty status error trunc other"
+		# Under valgrind each GET gets one fault, in turn (GET 1 empty, GET 2
+		# a Status, ...): every GET and every fault are still met, in a fifth
+		# of the time; the full table runs in make check and make check-asan.
+		if [ "${GPUDRV_VALGRIND:-0}" = 1 ]; then
+			case $(((i - 1) % 5)) in
+			0) faults=empty ;; 1) faults=status ;; 2) faults=error ;; 3) faults=trunc ;; *) faults=other ;;
+			esac
+		fi
+		for f in $faults; do
 			rm -f calls gets
 			$setup
 			FAULT_AT=$i FAULT=$f t_run "$@"
