@@ -7,7 +7,8 @@
 
 #include "gpudrv.h"
 
-static const char usage[] = "[-cFnNsuw] [-b version | -t targets] [-k kernel] [file]";
+static const char usage[] = "[-cFnNsuw] [-b version | -t targets] [-k kernel] [file]\n"
+    "       labels2tag -i [-nNuw] [-b version | -t targets] [-k kernel] [-R repository] [file]";
 
 struct opts {
 	int names;   /* 1 always, 0 never, -1 for lists only */
@@ -16,6 +17,8 @@ struct opts {
 	int state;   /* append the upgrade state and schedulability */
 	int facts;   /* one record of node facts a node (-F) */
 	int watch;   /* documents back to back, each printed as it ends */
+	int image;   /* -i: the image reference, repository:tag, for the tag */
+	const char *repo; /* -R: the repository of every image, else the targets' */
 	struct tag_override ov;
 	struct targets *targets;
 	char *ostag;  /* the first node's, to tell a mixed fleet (-t) */
@@ -152,6 +155,33 @@ fault_value(const cJSON *node, const struct tagfault *f)
 	return buf;
 }
 
+/*
+ * -i: the node's image reference, repository:tag, in the tag's place.  A
+ * repository that is missing or not one (the source object's,
+ * src) makes the node an error: named on stderr, UNKNOWN no-image:src with
+ * -u, never a reference made up.
+ */
+static void
+image_line(struct opts *o, const char *pre, const char *name, int names, const cJSON *node,
+           const char *tag, const char *repo, const char *src)
+{
+	char ref[REF_MAX + 1];
+	const char *why;
+
+	if (repo == NULL) {
+		note(o, "node %s: %s names no repository of its image (repository, image and "
+		    "version, or image with its tag): the GPU Operator cannot name the image "
+		    "either; -R names one", name, src);
+	} else if (image_ref(ref, sizeof ref, repo, tag, &why) != 0) {
+		note(o, "node %s: the repository %s of %s %s", name, qstr(repo), src, why);
+	} else {
+		fprintf(o->out, "%s%s%s%s\n", pre, names ? name : "", names ? " " : "", ref);
+		return;
+	}
+	unknown(o, pre, name, "-", node, "no-image", src);
+	o->bad = 1;
+}
+
 static void
 one_node(const struct item *it, void *arg)
 {
@@ -168,6 +198,7 @@ one_node(const struct item *it, void *arg)
 	/* kubectl get -w --output-watch-events: each line says its event. */
 	char pre[32];
 	struct tag_override ov = o->ov;
+	const char *repo = o->repo, *repo_src = "-R";
 
 	snprintf(pre, sizeof pre, "%s%s", it->event ? it->event : "", it->event ? " " : "");
 
@@ -219,6 +250,10 @@ one_node(const struct item *it, void *arg)
 			return;
 		}
 		ov.branch = t.version;
+		if (repo == NULL) {
+			repo = t.repository;
+			repo_src = t.source;
+		}
 	}
 	untagged = node_tag(node, &ov, tag, sizeof tag, row, sizeof row, &f) != 0;
 	if (untagged && o->facts) {
@@ -261,6 +296,10 @@ one_node(const struct item *it, void *arg)
 		record(o, pre, name, o->row ? row : tag, NULL, NULL, &nf);
 		return;
 	}
+	if (o->image) {
+		image_line(o, pre, name, names, node, tag, repo, repo_src);
+		return;
+	}
 	fputs(pre, o->out);
 	if (names)
 		fprintf(o->out, "%s ", name);
@@ -268,6 +307,22 @@ one_node(const struct item *it, void *arg)
 	if (o->state)
 		fprintf(o->out, " %s %s", state, cordon(node));
 	fputc('\n', o->out);
+}
+
+/* -i and -R: checked before any input is read. */
+static void
+image_opts(const struct opts *o, const char *targets)
+{
+	const char *why;
+
+	if (o->repo != NULL && !o->image)
+		die("-R names the repository of -i's references: it goes with -i");
+	if (o->image && (o->row || o->state || o->facts))
+		usage_exit(usage);
+	if (o->image && o->repo == NULL && targets == NULL)
+		die("-i needs a repository: -t (the one the GPU Operator's objects name) or -R");
+	if (o->repo != NULL && repo_check(o->repo, &why) != 0)
+		die("-R %s: not a repository: it %s", qstr(o->repo), why);
 }
 
 int
@@ -281,10 +336,12 @@ main(int argc, char **argv)
 	int c, rc, trouble;
 
 	setprogname(argv[0]);
-	while ((c = nextopt(argc, argv, "cFnNsuwb:k:t:h", usage)) != -1) {
+	while ((c = nextopt(argc, argv, "cFinNsuwb:k:R:t:h", usage)) != -1) {
 		switch (c) {
 		case 'c': o.row = 1; break;
 		case 'F': o.facts = 1; break;
+		case 'i': o.image = 1; break;
+		case 'R': o.repo = optarg; break;
 		case 's': o.state = 1; break;
 		case 'n': o.names = 1; break;
 		case 'N': o.names = 0; break;
@@ -297,6 +354,7 @@ main(int argc, char **argv)
 	}
 	if (argc - optind > 1 || (targets && o.ov.branch) || (o.facts && (o.state || o.unknown)))
 		usage_exit(usage);
+	image_opts(&o, targets);
 	o.ov.rule = tagrule_env();
 	if (o.ov.branch && tag_build(tmp, sizeof tmp, o.ov.branch, "k", "os", &why) != 0)
 		die("-b %s: %s", qstr(o.ov.branch), why);

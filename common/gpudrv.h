@@ -206,6 +206,15 @@ int ostag_build(char *out, size_t outsz, const char *id, const char *version_id,
 int tag_build(char *out, size_t outsz, const char *branch, const char *kernel,
               const char *ostag, const char **why);
 
+/* image.c: image references (registry/path:tag), the registry always named. */
+#define REPO_MAX 255 /* a repository: registry/path */
+#define REF_MAX (REPO_MAX + 1 + TAG_MAX) /* repository:tag */
+/* 0 if repo is a repository that names its registry, else -1 with *why
+ * saying what is wrong with it. */
+int repo_check(const char *repo, const char **why);
+/* The reference repo:tag, repo checked: 0, or -1 with *why. */
+int image_ref(char *out, size_t outsz, const char *repo, const char *tag, const char **why);
+
 /* node.c: reading Nodes. */
 struct tagfault {
 	const char *label;  /* the label at fault, or NULL */
@@ -271,6 +280,9 @@ struct target {
 	const char *skip;    /* why the node needs no precompiled image, or NULL */
 	const char *source;  /* "clusterpolicy/NAME", "nvidiadriver/NAME", a label */
 	const char *other;   /* a second NVIDIADriver selecting the node */
+	/* The repository of its image, as the source object names it (internal/
+	 * image ImagePath: repository/image, or image up to its tag), or NULL. */
+	const char *repository;
 };
 /* ClusterPolicy and NVIDIADriver objects (lists back to back); dies on error. */
 struct targets *targets_load(const char *path);

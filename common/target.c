@@ -14,7 +14,11 @@
  *    (spec.default); objects being deleted own nothing; two that select one
  *    node, or two defaults, and the operator assigns no node at all;
  *  - a node labelled nvidia.com/gpu.deploy.driver=false or
- *    nvidia.com/gpu.deploy.operands=false gets no driver.
+ *    nvidia.com/gpu.deploy.operands=false gets no driver;
+ *  - the image is repository/image:<version>-<kernel>-<os-tag>, or with no
+ *    repository and no version, image-<kernel>-<os-tag> (image holding its
+ *    tag): internal/image ImagePath, controllers/object_controls.go
+ *    resolveDriverTag, NVIDIADriverSpec GetPrecompiledImagePath.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +33,7 @@ struct driver {
 	char *name;      /* "nvidiadriver/NAME" */
 	cJSON *selector; /* {"matchLabels": nodeSelector} */
 	char *version;   /* NULL when not precompiled */
+	char *repo;      /* its image's repository, or NULL (repo_of) */
 	int precompiled, is_default;
 };
 
@@ -39,6 +44,7 @@ struct targets {
 	cJSON *driver;            /* its spec.driver, a copy, or NULL */
 	int use_crd, enabled, precompiled;
 	char *version;            /* the ClusterPolicy's, if it decides */
+	char *repo;               /* its image's repository, or NULL */
 	struct driver *drv;
 	size_t ndrv;
 	char *where;              /* the file, for messages */
@@ -77,6 +83,36 @@ version_of(const cJSON *spec, const char *what)
 	if (!driver_ok(v))
 		die("%s: version %s %s", what, qstr(v), DRIVER_WHAT);
 	return xstrndup(v, strlen(v));
+}
+
+/*
+ * The repository of the image, as ImagePath names it: repository/image when
+ * a version is set (the operator refuses, or names no image it can pull,
+ * when either is missing: NULL), else image up to its tag.  Taken as
+ * written; image.c checks it where a reference is made of it.
+ */
+static char *
+repo_of(const cJSON *spec, const char *what)
+{
+	const char *r = opt_str(spec, "repository", "repository", what);
+	const char *img = opt_str(spec, "image", "image", what), *colon, *slash;
+	const char *v = opt_str(spec, "version", "version", what);
+	char *out;
+
+	if (img == NULL)
+		return NULL;
+	if (r == NULL && v == NULL) {
+		colon = strrchr(img, ':');
+		slash = strrchr(img, '/');
+		if (colon == NULL || (slash != NULL && colon < slash))
+			return NULL;
+		return xstrndup(img, (size_t)(colon - img));
+	}
+	if (r == NULL || v == NULL)
+		return NULL;
+	out = xmalloc(strlen(r) + strlen(img) + 2);
+	sprintf(out, "%s/%s", r, img);
+	return out;
 }
 
 static char *
@@ -149,8 +185,10 @@ one(const struct item *it, void *arg)
 	/* internal/state/driver.go getDriverImagePath: usePrecompiled decides,
 	 * whatever the driverType. */
 	d->precompiled = opt_bool(spec, "usePrecompiled", "usePrecompiled", 0, name);
-	if (d->precompiled)
+	if (d->precompiled) {
 		d->version = version_of(spec, name);
+		d->repo = repo_of(spec, name);
+	}
 	sel = opt_obj(spec, "nodeSelector", "spec.nodeSelector", name);
 	cJSON_ArrayForEach(m, sel)
 		if (!cJSON_IsString(m))
@@ -202,8 +240,10 @@ targets_load(const char *path)
 		    t->policy);
 		t->enabled = opt_bool(t->driver, "enabled", "enabled", 1, t->policy);
 		t->precompiled = opt_bool(t->driver, "usePrecompiled", "usePrecompiled", 0, t->policy);
-		if (!t->use_crd && t->enabled && t->precompiled)
+		if (!t->use_crd && t->enabled && t->precompiled) {
 			t->version = version_of(t->driver, t->policy);
+			t->repo = repo_of(t->driver, t->policy);
+		}
 	}
 	if (t->gpucluster != NULL)
 		t->use_crd = 1;
@@ -250,6 +290,7 @@ target_of(const struct targets *t, const cJSON *node, struct target *out)
 		out->skip = !t->enabled ? "driver-disabled" : !t->precompiled ?
 		    "not-precompiled" : NULL;
 		out->version = t->version;
+		out->repository = t->repo;
 		return out->skip ? 1 : 0;
 	}
 	for (i = 0; i < t->ndrv; i++) {
@@ -276,6 +317,7 @@ target_of(const struct targets *t, const cJSON *node, struct target *out)
 	}
 	out->source = own->name;
 	out->version = own->version;
+	out->repository = own->repo;
 	out->skip = own->precompiled ? NULL : "not-precompiled";
 	return out->skip ? 1 : 0;
 }
@@ -290,6 +332,7 @@ targets_free(struct targets *t)
 	for (i = 0; i < t->ndrv; i++) {
 		free(t->drv[i].name);
 		free(t->drv[i].version);
+		free(t->drv[i].repo);
 		cJSON_Delete(t->drv[i].selector);
 	}
 	free(t->drv);
@@ -298,6 +341,7 @@ targets_free(struct targets *t)
 	free(t->gpucluster);
 	cJSON_Delete(t->driver);
 	free(t->version);
+	free(t->repo);
 	free(t->where);
 	free(t->policies);
 	free(t);

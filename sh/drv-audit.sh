@@ -1,10 +1,12 @@
 #!/bin/sh
 # drv-audit.sh: every GPU node whose precompiled driver image was never built.
-# One API call for all GPU nodes, then labels2tag | matrix-grep.
+# One API call for all GPU nodes, then labels2tag | matrix-grep; with -o, the
+# images those nodes need instead, listed for a mirror (labels2tag -i).
 set -eu
 
 prog=drv-audit.sh
-usage_line="usage: $prog [-e] [-m matrix | -r repository [-I]] [-p promfile] [-P url [-c cluster]] [-b version | -t] [-k kernel [-l selector]]"
+usage_line="usage: $prog [-e] [-m matrix | -r repository [-I]] [-p promfile] [-P url [-c cluster]] [-b version | -t] [-k kernel [-l selector]]
+       $prog -o images|skopeo-sync [-eI] [-r repository] [-b version | -t] [-k kernel [-l selector]]"
 # gpudrv-lib.sh is in ../lib/gpudrv from this script's real directory (links
 # followed): where make puts it in the build tree, and make install in LIBDIR.
 here=$(dirname -- "$(readlink -f -- "$0")")
@@ -25,6 +27,7 @@ repo=
 insecure=
 push=
 cluster=
+output=
 need_arg() {
 	[ "$1" -ge 2 ] || usage
 }
@@ -41,12 +44,13 @@ while [ $# -gt 0 ]; do
 	-t | --target) target=1 ;;
 	-r | --registry) need_arg $# && check_value -r "$2" "a repository (registry/path/name)" && repo=$2 && shift ;;
 	-I | --insecure) insecure=1 ;;
+	-o | --output) need_arg $# && check_value -o "$2" "images or skopeo-sync" && output=$2 && shift ;;
 	-h | --help) show_usage ;;
 	*) usage ;;
 	esac
 	shift
 done
-[ -n "$matrix_given$repo" ] || check_file GPUDRV_MATRIX "$matrix"
+[ -n "$matrix_given$repo$output" ] || check_file GPUDRV_MATRIX "$matrix"
 labels2tag=$(find_tool labels2tag) || finish 2
 matrix_grep=$(find_tool matrix-grep) || finish 2
 if [ -n "$selector" ] && [ -z "$kernel" ]; then
@@ -82,7 +86,38 @@ if [ -n "$version" ] && [ -n "$target" ]; then
 	say "-b names the version; -t asks the cluster for it: one or the other"
 	usage
 fi
+# -o: a list of images, for a mirror, instead of an audit.  It names each
+# image's source, so it needs the repository: the GPU Operator's objects'
+# (-t) or -r's; it reads no matrix and no registry, and records nothing.
+# -I then means the skopeo-sync file's tls-verify: false, for any registry.
+tls_verify=
+if [ -n "$output" ]; then
+	case $output in
+	images | skopeo-sync) ;;
+	*) say "-o takes images (one reference a line) or skopeo-sync (skopeo sync --src yaml's file), not '$output'" && usage ;;
+	esac
+	if [ -n "$matrix_given" ] || [ -n "$prom$push" ]; then
+		say "-o lists the images the GPU nodes need: it reads no matrix (-m) and records no audit (-p, -P)"
+		usage
+	fi
+	if [ -z "$target$repo" ]; then
+		say "-o must name each image's repository: -t (the one the GPU Operator's objects name) or -r repository"
+		usage
+	fi
+	if [ -n "$insecure" ] && [ "$output" = images ]; then
+		say "-I with -o goes with skopeo-sync (its tls-verify: false); for -o images, give skopeo its own --src-tls-verify=false"
+		usage
+	fi
+	[ -z "$insecure" ] || tls_verify=false
+	insecure=
+fi
 image_source
+# -o -r: the repository checked by labels2tag, the one reader of the grammar,
+# before any request.
+if [ -n "$output" ] && [ -n "$repo" ] &&
+	! printf '{"kind":"NodeList","apiVersion":"v1","items":[]}\n' | "$labels2tag" -i -R "$repo" >/dev/null; then
+	die "-r $repo: not a repository the images can be listed in; nothing was asked of the cluster"
+fi
 
 # The textfile's directory must take it before the audit, not after.
 if [ -n "$prom" ] && ! writable "$prom"; then
@@ -181,10 +216,68 @@ fail() {
 	prom_write 2 || :
 	finish 2
 }
+
+# mirror_list: from labels2tag -i's lines in $tmp/tags, the images into
+# $tmp/list, as -o asks: every reference once, sorted (LC_ALL=C), or
+# skopeo sync's YAML (registry: images: {path: [tags]}; tls-verify: false
+# with -I).  A node that needs no precompiled image (SKIP) is said on
+# standard error and not listed.  A node without a reference (UNKNOWN:
+# labels2tag has named it and why), or any other fault labels2tag found,
+# and there is no list at all: one without those images would pass for the
+# fleet's, and be mirrored as if it were.  No GPU node is an error too
+# unless -e (an empty list: nothing, or {}).
+mirror_list() {
+	ml_bad=$(grep -c ' UNKNOWN ' "$tmp/tags" || :)
+	if [ "$ml_bad" -gt 0 ]; then
+		if [ "$ml_bad" = 1 ]; then ml_what="1 GPU node has"; else ml_what="$ml_bad GPU nodes have"; fi
+		fail "$ml_what no image reference (named above): no list was printed, since one without their images would pass for the whole fleet's"
+	fi
+	[ "$l2t" -eq 0 ] || fail "the images of the GPU nodes cannot all be named (see above): no list was printed"
+	LC_ALL=C awk -v out="$tmp/refs" '
+		NF == 2 && $2 !~ /^(SKIP|UNKNOWN)$/ { print $2 >out; next }
+		NF == 3 && $2 == "SKIP" { print $1 " needs no precompiled image (" $3 "): not listed"; next }
+		{ bad = 1; exit }
+		END {
+			close(out)
+			if (bad) { print "labels2tag -i gave a line that is not <node> <reference>: line " NR; exit 1 }
+		}' "$tmp/tags" >"$tmp/skips" || fail "$(tail -n 1 "$tmp/skips"); no list was printed"
+	: >>"$tmp/refs"
+	while IFS= read -r ml_l; do say "$ml_l"; done <"$tmp/skips"
+	if ! grep -q . "$tmp/tags"; then
+		[ -n "$empty" ] || fail "no GPU node (labelled nvidia.com/gpu.present=true${selector:+, and $selector}): nothing to list (-e accepts that)"
+	fi
+	if [ "$output" = images ]; then
+		LC_ALL=C sort -u "$tmp/refs" >"$tmp/list"
+		return 0
+	fi
+	# registry/path:tag, its registry the part before the first "/" and its
+	# tag the part after the last ":" (labels2tag wrote both whole).
+	LC_ALL=C awk '{
+		i = index($0, "/")
+		reg = substr($0, 1, i - 1)
+		rest = substr($0, i + 1)
+		j = match(rest, /:[^:]*$/)
+		print reg "\t" substr(rest, 1, j - 1) "\t" substr(rest, j + 1)
+	}' "$tmp/refs" | LC_ALL=C sort -u | LC_ALL=C awk -F '\t' -v tls="$tls_verify" '
+		$1 != reg {
+			printf "\"%s\":\n", $1
+			if (tls != "") printf "  tls-verify: %s\n", tls
+			print "  images:"
+			reg = $1
+			path = ""
+		}
+		$2 != path { printf "    \"%s\":\n", $2; path = $2 }
+		{ printf "      - \"%s\"\n", $3 }
+		END { if (NR == 0) print "{}" }' >"$tmp/list"
+}
 # A signal, the deadline, a write error: the textfile says the run failed.
 abort() {
 	fail "$1"
 }
+
+# What a run that fails did not make.
+none="no audit was made"
+[ -z "$output" ] || none="no list was printed"
 
 # One request: a whole run that hangs past GPUDRV_TIMEOUT gives up, and says so.
 gpudrv_start 120 0
@@ -217,11 +310,13 @@ if [ -n "$push" ]; then
 	push_url=$push$push_path
 fi
 
-if [ -n "$repo" ]; then
+if [ -n "$output" ]; then
+	:
+elif [ -n "$repo" ]; then
 	registry_tags "$tmp/tags.json" || fail "no audit was made"
 	matrix=$tmp/tags.json
 fi
-[ -r "$matrix" ] || fail "cannot read the matrix $matrix (-m or GPUDRV_MATRIX names another)"
+[ -n "$output" ] || [ -r "$matrix" ] || fail "cannot read the matrix $matrix (-m or GPUDRV_MATRIX names another)"
 
 sel=nvidia.com/gpu.present=true
 [ -z "$selector" ] || sel=$sel,$selector
@@ -231,28 +326,39 @@ sel=nvidia.com/gpu.present=true
 query=$(urlencode "$sel")
 if ! kc "$tmp/nodes" "$tmp/err" get --raw "/api/v1/nodes?labelSelector=$query"; then
 	kubectl_said "cannot list the GPU nodes" "$tmp/err"
-	fail "no audit was made"
+	fail "$none"
 fi
 
 # -t: the version the GPU Operator will deploy, from its ClusterPolicy and
 # NVIDIADriver objects.
 if [ -n "$target" ] && ! get_targets "$tmp/targets"; then
-	fail "no audit was made"
+	fail "$none"
 fi
 
 set -- -n -u
 [ -z "$kernel" ] || set -- "$@" -k "$kernel"
 [ -z "$version" ] || set -- "$@" -b "$version"
 [ -z "$target" ] || set -- "$@" -t "$tmp/targets"
+if [ -n "$output" ]; then
+	set -- "$@" -i
+	[ -z "$repo" ] || set -- "$@" -R "$repo"
+fi
 l2t=0
 "$labels2tag" "$@" "$tmp/nodes" >"$tmp/tags" || l2t=$?
 if [ "$l2t" -ne 0 ] && ! grep -q . "$tmp/tags"; then
 	if [ -n "$target" ]; then
-		fail "the node list or the GPU Operator's objects could not be read; no audit was made"
+		fail "the node list or the GPU Operator's objects could not be read; $none"
 	fi
-	fail "the node list could not be read; no audit was made"
+	fail "the node list could not be read; $none"
 fi
 [ "$l2t" -eq 0 ] || [ "$l2t" -eq 2 ] || fail "labels2tag failed (exit $l2t)"
+
+# -o: the list, whole or not at all.
+if [ -n "$output" ]; then
+	mirror_list
+	emit "$tmp/list" 0
+	finish 0
+fi
 
 rc=0
 "$matrix_grep" ${empty:+"$empty"} -m "$matrix" "$tmp/tags" >"$tmp/out" || rc=$?

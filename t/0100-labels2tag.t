@@ -256,7 +256,8 @@ t_err "are refused with their place" \
 # Usage.
 t_run labels2tag -x
 t_rc 2 "an unknown option"
-t_err "says which option, then the usage line" "labels2tag: unknown option -x" 'usage: labels2tag [-cFnNsuw] [-b version | -t targets] [-k kernel] [file]'
+t_err "says which option, then the usage lines" "labels2tag: unknown option -x" 'usage: labels2tag [-cFnNsuw] [-b version | -t targets] [-k kernel] [file]' \
+	'       labels2tag -i [-nNuw] [-b version | -t targets] [-k kernel] [-R repository] [file]'
 t_run labels2tag -h
 t_rc 0 "-h"
 t_grep "-h prints the usage on stdout" out '^usage: labels2tag'
