@@ -22,7 +22,7 @@ ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wpedantic -Werror
 
 CMDS    = labels2tag matrix-grep pdb-check report-fmt
 SCRIPTS = drv-tag.sh drv-audit.sh drv-next.sh drv-upgrade.sh drv-rollout.sh drv-states.sh drv-kubeconfig.sh drv-lab.sh
-COMMON  = common/err.o common/input.o common/json.o common/yaml.o common/access.o common/doc.o \
+COMMON  = common/err.o common/input.o common/json.o common/yaml.o common/access.o common/keep.o common/doc.o \
 	common/tag.o common/image.o common/node.o common/target.o common/strset.o common/lines.o common/matrix.o common/selector.o \
 	common/pdb.o common/drain.o
 

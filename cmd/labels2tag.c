@@ -242,10 +242,10 @@ one_node(const struct item *it, void *arg)
 			    "Operator assigns no node to any NVIDIADriver (no node's driver "
 			    "changes)", name, t.source, t.other);
 			if (o->facts) {
-				record(o, pre, name, "UNKNOWN", "conflict", "nvidiadriver", &nf);
+				record(o, pre, name, "UNKNOWN", tag_faults[TF_CONFLICT], "nvidiadriver", &nf);
 				return;
 			}
-			unknown(o, pre, name, state, node, "conflict", "nvidiadriver");
+			unknown(o, pre, name, state, node, tag_faults[TF_CONFLICT], "nvidiadriver");
 			o->bad = 1;
 			return;
 		}
@@ -265,10 +265,10 @@ one_node(const struct item *it, void *arg)
 
 		if (strcmp(f.label, "metadata.labels") == 0)
 			note(o, "node %s: metadata.labels %s", name, f.detail);
-		else if (strcmp(f.kind, "invalid") == 0)
+		else if (f.kind == tag_faults[TF_INVALID])
 			note(o, "node %s: label %s value %s %s", name, f.label,
 			    cJSON_IsString(v) ? qstr(v->valuestring) : "", f.detail);
-		else if (strcmp(f.kind, "not-a-string") == 0)
+		else if (f.kind == tag_faults[TF_NOT_STRING])
 			note(o, "node %s: label %s is not a string (%s)", name, f.label, j_type(v));
 		else
 			note(o, "node %s: label %s %s (%s sets it: is it running there?)", name,

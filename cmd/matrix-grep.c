@@ -15,10 +15,6 @@ item_ref(const char *s)
 	return s[0] == '#' && s[1] != '\0' && strspn(s + 1, "0123456789") == strlen(s + 1);
 }
 
-static const char *const faults[] = { "missing", "empty", "not-a-string", "invalid",
-	"conflict", NULL };
-static const char *const skips[] = { "not-precompiled", "driver-disabled", "no-owner", NULL };
-
 /* labels2tag's reason: <fault>:<label key> (-u), <skip>:<source> (-t). */
 static int
 reason_ok(const char *s, const char *const *kinds)
@@ -62,7 +58,7 @@ main(int argc, char **argv)
 		snprintf(shown, sizeof shown, "%s", line);
 		n = split_fields(line, f, 4);
 		if (n == 3 && strcmp(f[1], "UNKNOWN") == 0 &&
-		    (dns_subdomain_ok(f[0]) || item_ref(f[0])) && reason_ok(f[2], faults)) {
+		    (dns_subdomain_ok(f[0]) || item_ref(f[0])) && reason_ok(f[2], tag_faults)) {
 			/* A node whose tag could not be built: pass it on, never OK. */
 			printf("%s UNKNOWN %s\n", f[0], f[2]);
 			unknown++;
@@ -70,7 +66,7 @@ main(int argc, char **argv)
 			continue;
 		}
 		if (n == 3 && strcmp(f[1], "SKIP") == 0 && dns_subdomain_ok(f[0]) &&
-		    reason_ok(f[2], skips)) {
+		    reason_ok(f[2], target_skips)) {
 			/* No precompiled image to look for (labels2tag -t): said, not counted. */
 			printf("%s SKIP %s\n", f[0], f[2]);
 			nodes++;

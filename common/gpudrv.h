@@ -77,7 +77,7 @@ struct kspec {
 	const char *key; /* NULL ends the list */
 	const struct kspec *sub; /* of an object value keep only these; NULL: all; KS_COUNT */
 };
-extern const struct kspec KS_COUNT[]; /* keep only the number of members or elements */
+extern const struct kspec KS_COUNT[]; /* keep.c: keep only the number of members or elements */
 struct scan {
 	const struct kspec *top;  /* "items" must be one of them */
 	const struct kspec *item;
@@ -94,10 +94,10 @@ void yaml_stream(struct reader *r, const struct scan *sc);
 /* The whole-tree way: each document parsed to a tree, then replayed. */
 void json_whole(const struct input *in, const struct scan *sc);
 void yaml_whole(const struct input *in, const struct scan *sc);
-/* doc.c: a document parsed whole, handed over as a scanner would (top NULL: whole). */
+/* keep.c: a document parsed whole, handed over as a scanner would (top NULL: whole). */
 void scan_replay(const struct scan *sc, const cJSON *doc, const char *name);
-/* json.c: a key given twice in an object anywhere in v is an error. */
-void json_dups(const cJSON *v, const char *name);
+/* keep.c: a key given twice in an object anywhere in v is an error. */
+void tree_dups(const cJSON *v, const char *name);
 
 /* access.c: reading a cJSON tree by Kubernetes' rules (keys are case-sensitive). */
 const cJSON *j_get(const cJSON *obj, const char *key);
@@ -216,9 +216,16 @@ int repo_check(const char *repo, const char **why);
 int image_ref(char *out, size_t outsz, const char *repo, const char *tag, const char **why);
 
 /* node.c: reading Nodes. */
+/*
+ * Why a node gets no tag: struct tagfault's kind, and the <fault> of
+ * labels2tag's "UNKNOWN <fault>:<label>" that matrix-grep reads back; the
+ * one list of them (TF_CONFLICT is target_of's two NVIDIADrivers).
+ */
+enum { TF_MISSING, TF_EMPTY, TF_NOT_STRING, TF_INVALID, TF_CONFLICT };
+extern const char *const tag_faults[]; /* by TF_*, NULL-terminated */
 struct tagfault {
 	const char *label;  /* the label at fault, or NULL */
-	const char *kind;   /* "missing", "empty", "not-a-string", "invalid" */
+	const char *kind;   /* one of tag_faults */
 	const char *detail; /* human words */
 };
 struct tag_override {
@@ -275,9 +282,13 @@ int nodes_read(const char *path, const struct node_reader *nr); /* as doc_each *
 
 /* target.c: the driver the GPU Operator will deploy on each node. */
 struct targets;
+/* Why a node needs no precompiled image: struct target's skip, and the <why>
+ * of labels2tag's "SKIP <why>:<source>" that matrix-grep reads back. */
+enum { TS_NOT_PRECOMPILED, TS_DRIVER_DISABLED, TS_NO_OWNER };
+extern const char *const target_skips[]; /* by TS_*, NULL-terminated */
 struct target {
 	const char *version; /* the driver part of the tag, or NULL */
-	const char *skip;    /* why the node needs no precompiled image, or NULL */
+	const char *skip;    /* one of target_skips, or NULL */
 	const char *source;  /* "clusterpolicy/NAME", "nvidiadriver/NAME", a label */
 	const char *other;   /* a second NVIDIADriver selecting the node */
 	/* The repository of its image, as the source object names it (internal/

@@ -577,7 +577,7 @@ jcapture(struct js *s)
 	if (v == NULL)
 		die("%s: JSON that cJSON does not read (line %zu)", s->r->name, s->line);
 	num_texts(v, s->cbuf);
-	json_dups(v, s->r->name);
+	tree_dups(v, s->r->name);
 	return v;
 }
 
@@ -741,49 +741,6 @@ json_stream(struct reader *r, const struct scan *sc)
 }
 
 /*
- * A key given twice in one JSON object: cJSON keeps both and finds the
- * first, Go's decoder (the API server's) takes the last.  Either would be a
- * guess, so it is an error, as in YAML.  Iterative, its stack as deep as the
- * nesting (at most DEPTH_MAX, checked by the scanner), whatever the width.
- */
-void
-json_dups(const cJSON *root, const char *name)
-{
-	const cJSON *up[DEPTH_MAX + 2], *n = root, *c, *d;
-	struct strset *seen;
-	int depth = 0;
-
-	for (;;) {
-		if (cJSON_IsObject(n) && cJSON_GetArraySize(n) > 16) {
-			/* large objects through a hash set, small ones pairwise */
-			seen = strset_new();
-			for (c = n->child; c != NULL; c = c->next)
-				if (strset_add(seen, c->string, 1) != 0)
-					die("%s: duplicate key %s", name, qstr(c->string));
-			strset_free(seen);
-		} else if (cJSON_IsObject(n)) {
-			for (c = n->child; c != NULL; c = c->next)
-				for (d = n->child; d != c; d = d->next)
-					if (strcmp(d->string, c->string) == 0)
-						die("%s: duplicate key %s", name, qstr(c->string));
-		}
-		if ((cJSON_IsObject(n) || cJSON_IsArray(n)) && n->child != NULL) {
-			up[depth++] = n;
-			n = n->child;
-			continue;
-		}
-		while (n->next == NULL) {
-			if (depth == 0)
-				return;
-			n = up[--depth];
-		}
-		if (depth == 0)
-			return;
-		n = n->next;
-	}
-}
-
-/*
  * The same documents parsed whole: each checked by the scanner first, so both
  * ways report bad JSON alike, then given to cJSON and replayed.
  */
@@ -814,7 +771,7 @@ json_whole(const struct input *in, const struct scan *sc)
 		num_texts(doc, start);
 		/* what is kept is checked for duplicates as it is kept */
 		if (sc->top == NULL)
-			json_dups(doc, in->name);
+			tree_dups(doc, in->name);
 		if (!sc->many)
 			jmore(&s, docs);
 		scan_replay(sc, doc, in->name);

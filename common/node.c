@@ -6,6 +6,9 @@
 
 #include "gpudrv.h"
 
+const char *const tag_faults[] = { "missing", "empty", "not-a-string", "invalid", "conflict",
+	NULL };
+
 /* RFC 1123 subdomain, as the API server requires of a node name. */
 int
 dns_subdomain_ok(const char *s)
@@ -62,7 +65,7 @@ node_label(const cJSON *node, const char *key, const char **val, struct tagfault
 
 	if (labels != NULL && !cJSON_IsObject(labels) && !cJSON_IsNull(labels)) {
 		f->label = "metadata.labels";
-		f->kind = "invalid";
+		f->kind = tag_faults[TF_INVALID];
 		f->detail = cJSON_IsString(labels) ? "is a string, not an object" :
 		    cJSON_IsArray(labels) ? "is a list, not an object" :
 		    cJSON_IsNumber(labels) ? "is a number, not an object" : "is a boolean, not an object";
@@ -70,22 +73,22 @@ node_label(const cJSON *node, const char *key, const char **val, struct tagfault
 	}
 	f->label = key;
 	if (v == NULL) {
-		f->kind = "missing";
+		f->kind = tag_faults[TF_MISSING];
 		f->detail = "is missing";
 		return -1;
 	}
 	if (!cJSON_IsString(v)) {
-		f->kind = "not-a-string";
+		f->kind = tag_faults[TF_NOT_STRING];
 		f->detail = "is not a string";
 		return -1;
 	}
 	if (v->valuestring[0] == '\0') {
-		f->kind = "empty";
+		f->kind = tag_faults[TF_EMPTY];
 		f->detail = "is present but empty";
 		return -1;
 	}
 	if (!label_value_ok(v->valuestring)) {
-		f->kind = "invalid";
+		f->kind = tag_faults[TF_INVALID];
 		f->detail = "is not a valid label value (at most 63 of [A-Za-z0-9_.-], a letter "
 		    "or digit at each end)";
 		return -1;
@@ -109,7 +112,7 @@ node_tag(const cJSON *node, const struct tag_override *ov, char *out, size_t out
 	    node_label(node, L_OSID, &id, f) != 0 ||
 	    node_label(node, L_OSVER, &ver, f) != 0)
 		return -1;
-	f->kind = "invalid";
+	f->kind = tag_faults[TF_INVALID];
 	if ((bad = ostag_build(ostag, sizeof ostag, id, ver, ov ? ov->rule : RULE_2607, &why)) != 0) {
 		f->label = bad == 1 ? L_OSID : L_OSVER;
 		f->detail = why;
@@ -139,7 +142,7 @@ ready_word(const cJSON *conds, struct tagfault *f)
 	const char *type, *st;
 
 	f->label = "status.conditions";
-	f->kind = "invalid";
+	f->kind = tag_faults[TF_INVALID];
 	if (conds == NULL || cJSON_IsNull(conds))
 		return "unknown";
 	if (!cJSON_IsArray(conds)) {
@@ -218,7 +221,7 @@ owner_of(const cJSON *node, const char *const *path, long long *when, char *who,
 	int found = 0;
 
 	f->label = "metadata.managedFields";
-	f->kind = "invalid";
+	f->kind = tag_faults[TF_INVALID];
 	if (mf != NULL && !cJSON_IsArray(mf) && !cJSON_IsNull(mf)) {
 		f->detail = "is not a list";
 		return -1;
@@ -294,7 +297,7 @@ node_facts(const cJSON *node, struct node_facts *nf, struct tagfault *f)
 	 * would refuse is not a state to act on. */
 	nf->state = "-";
 	if (j_get(labels, L_STATE) != NULL && node_label(node, L_STATE, &nf->state, f) != 0) {
-		if (strcmp(f->kind, "empty") == 0)
+		if (f->kind == tag_faults[TF_EMPTY])
 			nf->state = "-";
 		else
 			return -1;
@@ -302,14 +305,14 @@ node_facts(const cJSON *node, struct node_facts *nf, struct tagfault *f)
 	v = j_get(labels, L_SKIP);
 	if (v != NULL && !cJSON_IsString(v)) {
 		f->label = L_SKIP;
-		f->kind = "not-a-string";
+		f->kind = tag_faults[TF_NOT_STRING];
 		f->detail = "is not a string";
 		return -1;
 	}
 	nf->skip = v != NULL && strcmp(v->valuestring, "true") == 0;
 	if (unsched != NULL && !cJSON_IsBool(unsched) && !cJSON_IsNull(unsched)) {
 		f->label = "spec.unschedulable";
-		f->kind = "invalid";
+		f->kind = tag_faults[TF_INVALID];
 		f->detail = cJSON_IsString(unsched) ? "is a string, not a boolean" :
 		    "is not a boolean";
 		return -1;
@@ -319,7 +322,7 @@ node_facts(const cJSON *node, struct node_facts *nf, struct tagfault *f)
 		return -1;
 	if (ann != NULL && !cJSON_IsObject(ann) && !cJSON_IsNull(ann)) {
 		f->label = "metadata.annotations";
-		f->kind = "invalid";
+		f->kind = tag_faults[TF_INVALID];
 		f->detail = "is not an object";
 		return -1;
 	}

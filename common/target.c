@@ -26,6 +26,8 @@
 
 #include "gpudrv.h"
 
+const char *const target_skips[] = { "not-precompiled", "driver-disabled", "no-owner", NULL };
+
 #define L_DEPLOY "nvidia.com/gpu.deploy.driver"
 #define L_OPERANDS "nvidia.com/gpu.deploy.operands"
 
@@ -275,20 +277,20 @@ target_of(const struct targets *t, const cJSON *node, struct target *out)
 
 	memset(out, 0, sizeof *out);
 	if (deploy != NULL && strcmp(deploy, "false") == 0) {
-		out->skip = "driver-disabled";
+		out->skip = target_skips[TS_DRIVER_DISABLED];
 		out->source = L_DEPLOY;
 		return 1;
 	}
 	deploy = j_str(labels, L_OPERANDS);
 	if (deploy != NULL && strcmp(deploy, "false") == 0) {
-		out->skip = "driver-disabled";
+		out->skip = target_skips[TS_DRIVER_DISABLED];
 		out->source = L_OPERANDS;
 		return 1;
 	}
 	if (!t->use_crd) {
 		out->source = t->policy;
-		out->skip = !t->enabled ? "driver-disabled" : !t->precompiled ?
-		    "not-precompiled" : NULL;
+		out->skip = !t->enabled ? target_skips[TS_DRIVER_DISABLED] : !t->precompiled ?
+		    target_skips[TS_NOT_PRECOMPILED] : NULL;
 		out->version = t->version;
 		out->repository = t->repo;
 		return out->skip ? 1 : 0;
@@ -311,14 +313,14 @@ target_of(const struct targets *t, const cJSON *node, struct target *out)
 	if (own == NULL)
 		own = def;
 	if (own == NULL) {
-		out->skip = "no-owner";
+		out->skip = target_skips[TS_NO_OWNER];
 		out->source = "nvidiadriver";
 		return 1;
 	}
 	out->source = own->name;
 	out->version = own->version;
 	out->repository = own->repo;
-	out->skip = own->precompiled ? NULL : "not-precompiled";
+	out->skip = own->precompiled ? NULL : target_skips[TS_NOT_PRECOMPILED];
 	return out->skip ? 1 : 0;
 }
 

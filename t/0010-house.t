@@ -31,6 +31,22 @@ if command -v shellcheck >/dev/null 2>&1; then
 else
 	t_skip "shellcheck: not on this machine"
 fi
+# common/ calls go one way (common/README): no file calls one that calls
+# it, directly or round a circle; read from the built objects' symbols.
+if command -v nm >/dev/null 2>&1 && command -v tsort >/dev/null 2>&1 && [ -f "$ROOT/common/doc.o" ]; then
+	for t_o in "$ROOT"/common/*.o; do nm -g --defined-only "$t_o" | awk -v f="${t_o##*/}" 'NF == 3 { print $3, f }'; done | sort >defs
+	for t_o in "$ROOT"/common/*.o; do nm -u "$t_o" | awk -v f="${t_o##*/}" '{ print $2, f }'; done | sort >uses
+	join uses defs | awk '$2 != $3 { print $2, $3 }' | sort -u >calls
+	t_run tsort calls
+	t_rc 0 "no circle of calls among the files of common/"
+	t_grep "the readers are below the kinds: doc.o calls json.o" calls '^doc.o json.o$'
+	t_run grep -c -e '^json.o doc.o$' -e '^yaml.o doc.o$' calls
+	t_out "and neither format calls doc.o back" 0
+else
+	t_skip "no circle in common/: no nm, tsort or built objects"
+	t_skip "doc.o calls json.o"
+	t_skip "neither format calls doc.o back"
+fi
 # The repository stands on its own: no file names the planning notes that
 # live outside it.
 if [ -d "$ROOT/.git" ] && command -v git >/dev/null 2>&1; then
