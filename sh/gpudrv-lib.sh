@@ -154,15 +154,17 @@ wait_bg() {
 	gpudrv_wait
 }
 
-# secs VALUE: VALUE (N, Ns, Nm or Nh) in seconds, at least 1; else status 1.
-# Leading zeros go: sh arithmetic reads 010 as octal.
+# secs VALUE [MIN]: VALUE (N, Ns, Nm or Nh) in seconds, at least MIN
+# (default 1), at most seven digits; else status 1.  The one reader of a
+# time for an option and for the environment alike.  Leading zeros go: sh
+# arithmetic reads 010 as octal.
 secs() {
 	gpudrv_n=${1%[smh]}
 	case $gpudrv_n in '' | *[!0-9]*) return 1 ;; esac
 	while :; do
 		case $gpudrv_n in 0?*) gpudrv_n=${gpudrv_n#0} ;; *) break ;; esac
 	done
-	[ "${#gpudrv_n}" -le 7 ] && [ "$gpudrv_n" -ge 1 ] || return 1
+	[ "${#gpudrv_n}" -le 7 ] && [ "$gpudrv_n" -ge "${2:-1}" ] || return 1
 	case $1 in
 	*m) echo $((gpudrv_n * 60)) ;;
 	*h) echo $((gpudrv_n * 3600)) ;;
@@ -170,14 +172,12 @@ secs() {
 	esac
 }
 
-# seconds VALUE OPTION: VALUE, a number of seconds, without leading zeros
-# (sh arithmetic reads 010 as octal); else the usage, naming OPTION.
+# seconds VALUE OPTION: an option's time, secs' forms, 0 allowed; else the
+# usage, naming OPTION.
 seconds() {
-	case $1 in
-	'' | *[!0-9]*) say "$2 takes a number of seconds, not '$1'" && usage ;;
-	esac
-	gpudrv_n=${1#"${1%%[!0]*}"}
-	echo "${gpudrv_n:-0}"
+	secs "$1" 0 && return 0
+	say "$2 takes seconds (300, 300s, 5m, 1h), not '$1'"
+	usage
 }
 
 # shq STRING: STRING quoted for a shell.
@@ -414,20 +414,28 @@ get_list() {
 	return 2
 }
 
+# get_budget_pods FILE PODS: every budget, then the pods GET PODS lists,
+# back to back into FILE, which pdb-check reads as one cluster (the API
+# server's own JSON; kubectl get pdb,pods -A -o json takes a minute at
+# 30,000 pods, bench/README.md); status 2, get_list having said why.
+get_budget_pods() {
+	get_list "$1" /apis/policy/v1/poddisruptionbudgets &&
+		get_list "$1.pods" "$2" &&
+		cat "$1.pods" >>"$1" || return 2
+}
+
 # get_draws FILE: every budget and every pod on a node, read by pdb-check -a
 # ($pdb_check) in one pass: each node's draws on each budget and what would
 # block its drain, into FILE; status 2, saying why, when the lists cannot
 # be read whole or judged.
 get_draws() {
-	if ! get_list "$1.pp" /apis/policy/v1/poddisruptionbudgets ||
-		! get_list "$1.pods" '/api/v1/pods?fieldSelector=spec.nodeName%21%3D' ||
-		! cat "$1.pods" >>"$1.pp"; then
+	if ! get_budget_pods "$1.pp" '/api/v1/pods?fieldSelector=spec.nodeName%21%3D'; then
 		say "cannot list budgets and pods"
 		return 2
 	fi
 	gpudrv_pc=0
 	"$pdb_check" -a "$1.pp" >"$1" || gpudrv_pc=$?
-	rm -f "$1.pp" "$1.pods" "$1.pp.err" "$1.pods.err"
+	rm -f "$1.pp" "$1.pp.pods" "$1.pp.err" "$1.pp.pods.err"
 	[ "$gpudrv_pc" -le 1 ] && return 0
 	say "pdb-check cannot judge the answers to GET /apis/policy/v1/poddisruptionbudgets and GET /api/v1/pods?fieldSelector=spec.nodeName%21%3D (exit $gpudrv_pc)"
 	return 2

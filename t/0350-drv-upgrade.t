@@ -16,9 +16,9 @@ t_rc 2 "a node argument that is not a node name"
 t_err "is refused, shown safely" "drv-upgrade.sh: not a node name: 'lab-node-1?reboot'"
 t_run drv-upgrade.sh -t 0 lab-node-1 550.90.07
 t_rc 2 "a drain timeout of 0"
-t_run drv-upgrade.sh -t 5m lab-node-1 550.90.07
+t_run drv-upgrade.sh -t 5d lab-node-1 550.90.07
 t_rc 2 "a drain timeout that is not seconds"
-t_grep "says what -t takes" err "drv-upgrade.sh: -t takes a number of seconds, not '5m'"
+t_grep "says what -t takes" err "drv-upgrade.sh: -t takes seconds (300, 300s, 5m, 1h), not '5d'"
 t_run drv-upgrade.sh lab-node-1
 t_rc 2 "no version"
 t_grep "prints the usage" err "^usage: drv-upgrade.sh "
@@ -320,9 +320,9 @@ t_run up -J 60 lab-node-1 550.90.07
 t_rc 2 "-J without -j"
 t_err "says -J goes with -j, then the usage" \
 	"drv-upgrade.sh: -J is how long to wait for the pods -j selects: give -j too" "$(drv-upgrade.sh -h)"
-t_run up -j job=train -J 1h lab-node-1 550.90.07
+t_run up -j job=train -J 1d lab-node-1 550.90.07
 t_rc 2 "-J that is not seconds"
-t_grep "says what -J takes" err "^drv-upgrade.sh: -J takes a number of seconds, not '1h'$"
+t_grep "says what -J takes" err "^drv-upgrade.sh: -J takes seconds (300, 300s, 5m, 1h), not '1d'$"
 rm -f kubectl.log
 for o in -n -s; do
 	t_run up "$o" '' lab-node-1 550.90.07
