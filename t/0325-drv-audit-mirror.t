@@ -276,8 +276,6 @@ t_rc 0 "-o images, $N nodes"
 t_cmp "the 15 images of the layout, each once" want out
 t_run wc -l <want
 t_val "(15)" 15
-GPUDRV_WHOLE_TREE=1 t_run drv-audit.sh -o images -r "$R"
-t_cmp "the same parsed whole" want out
 expect "$N" 570.86.10 >want
 t_run drv-audit.sh -o images -b 570.86.10 -r "$R"
 t_cmp "-b 570.86.10, $N nodes: 5 images" want out

@@ -176,6 +176,70 @@ STUB
 	KUBECTL=$PWD/kubectl
 	export KUBECTL
 }
+# t_whole: builds ./whole once a script, the tests' own reader of a whole
+# input (t/whole.c: plain cJSON and libyaml's document API, no code of
+# common/), which writes each document back as a line of compact JSON.
+t_whole() {
+	[ -x "$SCRATCH/whole" ] && return 0
+	# shellcheck disable=SC2046 # the flags are words
+	${CC:-cc} -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -o "$SCRATCH/whole" "$T/whole.c" \
+		$(pkg-config --cflags --libs libcjson yaml-0.1 2>/dev/null || echo -I/usr/include/cjson -lcjson -lyaml) ||
+		{ echo "Bail out! cannot build t/whole.c"; exit 1; }
+}
+
+# t_same DESC CMD... FILE: CMD streams FILE; given instead what ./whole
+# makes of FILE (parsed whole, independently), it must print the same on
+# stdout with the same exit status; where ./whole refuses FILE, CMD must
+# refuse it too (exit 2, nothing on stdout; with -w, what the documents
+# before the bad one give).  With $STDIN set, that file is
+# CMD's standard input and FILE is not replaced.  Leaves CMD's own run in
+# out, err and $rc.
+t_same() {
+	t_sd=$1
+	shift
+	t_whole
+	t_sin=${STDIN:-/dev/null}
+	t_wst=0
+	for t_sf; do :; done
+	[ -z "${STDIN:-}" ] || t_sf=$STDIN
+	"$SCRATCH/whole" "$t_sf" >"$SCRATCH/w.in" 2>"$SCRATCH/w.msg" || t_wst=$?
+	"$@" <"$t_sin" >out 2>err
+	rc=$?
+	# The same command on the whole reader's JSON: its file (the last
+	# argument) or its standard input replaced.
+	t_sn=$#
+	t_si=0
+	t_sw=0
+	for t_sa; do
+		t_si=$((t_si + 1))
+		[ "$t_sa" != -w ] || t_sw=1
+		if [ -z "${STDIN:-}" ] && [ "$t_si" = "$t_sn" ]; then
+			set -- "$@" "$SCRATCH/w.in"
+		else
+			set -- "$@" "$t_sa"
+		fi
+	done
+	shift "$t_sn"
+	[ -z "${STDIN:-}" ] || t_sin=$SCRATCH/w.in
+	: >"$SCRATCH/w.out"
+	t_wrc=2
+	# Refused by the whole reader: nothing to run but, with -w (documents
+	# as they come), on the documents before the bad one.
+	if [ "$t_wst" = 0 ] || [ "$t_sw" = 1 ]; then
+		"$@" <"$t_sin" >"$SCRATCH/w.out" 2>"$SCRATCH/w.err"
+		t_wrc=$?
+		[ "$t_wst" = 0 ] || t_wrc=2
+	fi
+	if [ "$t_wrc" = "$rc" ] && [ "$rc" -lt 3 ] && cmp -s "$SCRATCH/w.out" out; then
+		t_ok 0 "$t_sd"
+	else
+		t_ok 1 "$t_sd"
+		echo "streamed: exit $rc; on the whole reader's JSON: exit $t_wrc" | t_diag
+		[ "$t_wst" = 0 ] || echo "the whole reader refused it: $(cat "$SCRATCH/w.msg")" | t_diag
+		diff -u out "$SCRATCH/w.out" | head -n 20 | t_diag
+	fi
+}
+
 # t_fake_kubectl: ./kubectl, a stand-in for unit tests of the scripts (the
 # end-to-end tests use the real one against the sandbox).  It logs its
 # arguments to ./kubectl.log and, by $FAKE_KUBECTL: "ok" prints $FAKE_OUT,
@@ -381,10 +445,6 @@ case $* in
 	echo "Error from server (NotFound): nodes \"${3##*/}\" not found" >&2
 	exit 1
 	;;
-"get node $n -o jsonpath="*initial-state*) printf '%s\n%s\n%s\n%s' "$(v state)" "$(v unsched)" "$(v driver)" "$(v initial)" ;;
-"get node $n -o jsonpath={.spec.unschedulable} "*) printf '%s %s' "$(v unsched)" "$(v state)" ;;
-"get node $n -o jsonpath={.spec.unschedulable}") printf '%s' "$(v unsched)" ;;
-"get node $n -o jsonpath="*) printf '%s' "$(v driver)" ;;
 "get --raw /apis/policy/v1/poddisruptionbudgets") cat "$FAKE_PDB" ;;
 "get pods -A -l "*" -o jsonpath="*) printf 'List\n--end--\n' ;; # no pod -j selects
 "get --raw /api/v1/pods?fieldSelector=spec.nodeName%3D$n") printf '{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[]}\n' ;;
