@@ -146,7 +146,12 @@ bench/out/gen-nodes: bench/gen-nodes.c
 	@mkdir -p bench/out
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ bench/gen-nodes.c
 
-bench: all bench/out/gen-nodes
+# The tests' whole-tree reader, for the bench's comparison.
+bench/out/whole-tree: t/whole.c
+	@mkdir -p bench/out
+	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -O2 $(LIB_CFLAGS) -o $@ t/whole.c $(LIB_LIBS)
+
+bench: all bench/out/gen-nodes bench/out/whole-tree
 	@sh .ci/deps bench
 	@sh bench/run.sh
 

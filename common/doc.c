@@ -1,8 +1,7 @@
 /*
  * kubectl documents, item by item: which kinds a command reads, how a list's
- * items get their kind, watch events, and a Status named as such.  Both ways
- * of reading (streamed, or whole first) end in the same calls here, so they
- * give the same output and messages by construction.
+ * items get their kind, watch events, and a Status named as such, above the
+ * two streaming scanners (json.c, yaml.c).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -12,24 +11,24 @@
 #include "gpudrv.h"
 
 static void
-grab(const struct scan *sc, const cJSON *doc)
+grab(const struct scan *sc, const cJSON *top)
 {
-	*(cJSON **)sc->arg = cJSON_Duplicate(doc, 1);
+	*(cJSON **)sc->arg = top != NULL ? cJSON_Duplicate(top, 1) : NULL;
 }
 
 cJSON *
-doc_parse(const struct input *in)
+doc_parse(const struct input *in, const struct kspec *keys)
 {
-	struct scan sc;
+	/* the bytes already read, as a reader that has reached its end */
+	struct reader r = { .fd = -1, .name = in->name, .buf = in->data, .len = in->len,
+		.cap = in->len, .eof = 1 };
 	cJSON *doc = NULL;
+	struct scan sc = { keys, NULL, 0, NULL, grab, &doc };
 
-	memset(&sc, 0, sizeof sc);
-	sc.doc_fn = grab;
-	sc.arg = &doc;
 	if (text_is_json(in->data, in->len, in->name))
-		json_whole(in, &sc);
+		json_stream(&r, &sc);
 	else
-		yaml_whole(in, &sc);
+		yaml_stream(&r, &sc);
 	return doc;
 }
 
@@ -293,9 +292,7 @@ doc_each(const char *path, const struct doc_reader *dr)
 	struct scan sc = { top, dr->keys, dr->many, on_item, on_doc, &st };
 	static const char *const extra[] = { "items", "type", "object", "message", "reason",
 		"code", NULL };
-	struct input in;
 	struct reader r;
-	const char *env = getenv("GPUDRV_WHOLE_TREE");
 	size_t nt, no, i;
 
 	memset(&st, 0, sizeof st);
@@ -313,23 +310,12 @@ doc_each(const char *path, const struct doc_reader *dr)
 			obj[no++] = top[nt - 1];
 	}
 	top[nt].key = obj[no].key = NULL;
-	if (env != NULL && strcmp(env, "1") == 0) {
-		/* the whole-tree way, the reference the tests compare with */
-		input_read(&in, path);
-		st.name = in.name;
-		if (text_is_json(in.data, in.len, in.name))
-			json_whole(&in, &sc);
-		else
-			yaml_whole(&in, &sc);
-		input_free(&in);
-	} else {
-		reader_open(&r, path);
-		st.name = r.name;
-		if (r.json)
-			json_stream(&r, &sc);
-		else
-			yaml_stream(&r, &sc);
-		reader_close(&r);
-	}
+	reader_open(&r, path);
+	st.name = r.name;
+	if (r.json)
+		json_stream(&r, &sc);
+	else
+		yaml_stream(&r, &sc);
+	reader_close(&r);
 	return st.trouble ? EXIT_TROUBLE : EXIT_CLEAN;
 }

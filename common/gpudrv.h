@@ -70,8 +70,7 @@ void reader_close(struct reader *r);
  * Scanning kubectl documents (json.c, yaml.c).  Every byte is checked, but of
  * a document only the members asked for are kept: of its top level (sc->top)
  * and of each item of its top-level "items" list (sc->item), which is handed
- * over item by item and then freed.  Both formats, both ways (streamed from a
- * reader, or parsed whole first), give the same calls and the same messages.
+ * over item by item and then freed.  Both formats give the same calls.
  */
 struct kspec {
 	const char *key; /* NULL ends the list */
@@ -91,11 +90,6 @@ struct scan {
 };
 void json_stream(struct reader *r, const struct scan *sc);
 void yaml_stream(struct reader *r, const struct scan *sc);
-/* The whole-tree way: each document parsed to a tree, then replayed. */
-void json_whole(const struct input *in, const struct scan *sc);
-void yaml_whole(const struct input *in, const struct scan *sc);
-/* keep.c: a document parsed whole, handed over as a scanner would (top NULL: whole). */
-void scan_replay(const struct scan *sc, const cJSON *doc, const char *name);
 /* keep.c: a key given twice in an object anywhere in v is an error. */
 void tree_dups(const cJSON *v, const char *name);
 
@@ -141,8 +135,7 @@ const cJSON *j_next(const cJSON *v, const cJSON *prev);
  * with watch, watch events (kubectl get -w --output-watch-events).  A reader
  * that did not ask for events dies on any (an ERROR, a BOOKMARK too: the list
  * it wanted was not read).  A Kubernetes Status is named as such, with its
- * message.  Streamed, or parsed whole first when GPUDRV_WHOLE_TREE=1 (the
- * reference the tests compare with).
+ * message.  Streamed, always (the tests' whole-tree reader is t/whole.c).
  */
 struct item {
 	const cJSON *obj;
@@ -173,8 +166,9 @@ struct doc_reader {
 /* 0, or 2 if a watch reported an error (watch only); dies, naming
  * file:line:col, on bad input.  A caller never drops it. */
 int doc_each(const char *path, const struct doc_reader *dr);
-/* One whole document as a tree (the matrix's JSON form). */
-cJSON *doc_parse(const struct input *in);
+/* One document read in memory, of it the members keys asks for (the matrix's
+ * JSON form); NULL if it is not a mapping.  Dies on bad input. */
+cJSON *doc_parse(const struct input *in, const struct kspec *keys);
 
 /* tag.c: the precompiled driver image tag, built in exactly one place. */
 #define TAG_MAX 128

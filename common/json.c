@@ -2,8 +2,6 @@
  * Strict JSON, a chunk at a time.  Every byte is checked (RFC 8259 grammar,
  * string escapes, cJSON's surrogate rules), but only asked-for members are
  * copied out and handed to cJSON; the rest (status.images, ...) is skipped.
- * The whole-tree way (json_whole) checks with the same scanner before cJSON
- * parses, so both ways give the same message for the same bad input.
  *
  * Newlines are counted while skipping white space: anywhere else a raw newline
  * is an error, so the count is exact at every error.
@@ -736,46 +734,6 @@ json_stream(struct reader *r, const struct scan *sc)
 			jmore(&s, docs);
 		sc->doc_fn(sc, top.obj);
 		cJSON_Delete(top.obj);
-	}
-	free(s.cbuf);
-}
-
-/*
- * The same documents parsed whole: each checked by the scanner first, so both
- * ways report bad JSON alike, then given to cJSON and replayed.
- */
-void
-json_whole(const struct input *in, const struct scan *sc)
-{
-	struct reader r;
-	struct js s;
-	const char *start, *end = NULL;
-	size_t docs = 0, line, col;
-	cJSON *doc;
-
-	memset(&r, 0, sizeof r);
-	r.fd = -1;
-	r.name = in->name;
-	r.buf = in->data;
-	r.len = in->len;
-	r.eof = 1;
-	jinit(&s, &r, sc);
-	while (jmore(&s, docs++)) {
-		start = s.p;
-		jvalue(&s);
-		doc = cJSON_ParseWithLengthOpts(start, (size_t)(s.p - start), &end, 0);
-		if (doc == NULL) {
-			input_where(in, end != NULL ? (size_t)(end - in->data) : in->len, &line, &col);
-			die("%s:%zu:%zu: JSON that cJSON does not read", in->name, line, col);
-		}
-		num_texts(doc, start);
-		/* what is kept is checked for duplicates as it is kept */
-		if (sc->top == NULL)
-			tree_dups(doc, in->name);
-		if (!sc->many)
-			jmore(&s, docs);
-		scan_replay(sc, doc, in->name);
-		cJSON_Delete(doc);
 	}
 	free(s.cbuf);
 }

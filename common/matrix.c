@@ -35,7 +35,9 @@ add(struct matrix *m, const char *name, size_t line, const char *tag, int report
 static void
 load_json(struct matrix *m, const struct input *in, int report_dups)
 {
-	cJSON *doc = doc_parse(in);
+	static const struct kspec keys[] = { { "Repository", NULL }, { "Tags", NULL },
+		{ NULL, NULL } };
+	cJSON *doc = doc_parse(in, keys);
 	const cJSON *tags = j_get(doc, "Tags"), *t;
 	size_t i = 0;
 

@@ -1,9 +1,8 @@
 /*
- * kubectl YAML, read from libyaml's events: parsed whole into the tree JSON
- * would give (yaml_whole), or streamed, keeping only the asked-for members
- * (yaml_stream).  Both build values with the same code and check the rest
- * alike (keys are strings and not repeated, no NUL, no alias, not too deep),
- * so they say the same of the same input.
+ * kubectl YAML, read from libyaml's events and streamed, keeping only the
+ * asked-for members (yaml_stream): each kept value built into the tree JSON
+ * would give, the rest checked alike (keys are strings and not repeated, no
+ * NUL, no alias, not too deep).
  *
  * Scalars are read as kubectl reads them (sigs.k8s.io/yaml, YAML 1.1): see
  * yscalar.  Empty documents (a "---" at the end) are no documents.
@@ -363,9 +362,7 @@ yroot(struct ydocs *d, const struct ybuild *b, const yaml_event_t *ev, int depth
 #define YAML_GAP_MAX (8 << 20)
 
 struct yin {
-	struct reader *r;      /* streamed; or NULL and: */
-	const char *data;      /* the whole input */
-	size_t len, pos;
+	struct reader *r;
 	const char *name;
 	size_t fed, at_event;  /* bytes fed in all, and when the last event came */
 	yaml_mark_t last;      /* where the last event ended */
@@ -381,17 +378,11 @@ yread(void *data, unsigned char *buf, size_t size, size_t *got)
 		die("%s:%zu:%zu: a YAML scalar or comment after this point runs over %d MiB: "
 		    "not kubectl output (the API server keeps no object over 1.5 MiB)", in->name,
 		    in->last.line + 1, in->last.column + 1, YAML_GAP_MAX >> 20);
-	if (r != NULL) {
-		if (r->pos == r->len)
-			reader_next(r);
-		*got = r->len - r->pos < size ? r->len - r->pos : size;
-		memcpy(buf, r->buf + r->pos, *got);
-		r->pos += *got;
-	} else {
-		*got = in->len - in->pos < size ? in->len - in->pos : size;
-		memcpy(buf, in->data + in->pos, *got);
-		in->pos += *got;
-	}
+	if (r->pos == r->len)
+		reader_next(r);
+	*got = r->len - r->pos < size ? r->len - r->pos : size;
+	memcpy(buf, r->buf + r->pos, *got);
+	r->pos += *got;
 	in->fed += *got;
 	return 1;
 }
@@ -402,52 +393,6 @@ yevent(struct yin *in, const yaml_event_t *ev)
 {
 	in->at_event = in->fed;
 	in->last = ev->end_mark;
-}
-
-void
-yaml_whole(const struct input *in, const struct scan *sc)
-{
-	yaml_parser_t p;
-	yaml_event_t ev;
-	struct ybuild b;
-	struct ydocs d = { 0, sc->many, 0, { 0, 0, 0 } };
-	struct yin yi;
-	int done = 0;
-
-	memset(&yi, 0, sizeof yi);
-	yi.data = in->data;
-	yi.len = in->len;
-	yi.name = in->name;
-	memset(&b, 0, sizeof b);
-	b.in_name = in->name;
-	b.max = DEPTH_MAX;
-	if (!yaml_parser_initialize(&p))
-		die("out of memory");
-	yaml_parser_set_input(&p, yread, &yi);
-	while (!done) {
-		if (!yaml_parser_parse(&p, &ev))
-			ymalformed(&p, in->name, in->len, 1);
-		yevent(&yi, &ev);
-		if (ev.type == YAML_STREAM_END_EVENT)
-			done = 1;
-		yroot(&d, &b, &ev, b.depth);
-		/* One document expected: not done until the stream ends. */
-		if ((sc->many && ev.type == YAML_DOCUMENT_END_EVENT && d.in_root) ||
-		    (!sc->many && ev.type == YAML_STREAM_END_EVENT && b.root != NULL)) {
-			d.in_root = 0;
-			scan_replay(sc, b.root, in->name);
-			cJSON_Delete(b.root);
-			b.root = NULL;
-		} else if (ev.type == YAML_DOCUMENT_END_EVENT) {
-			d.in_root = 0;
-		} else if (!(ev.type == YAML_SCALAR_EVENT && b.depth == 0 && empty_root(&ev))) {
-			yfeed(&b, &ev);
-		}
-		yaml_event_delete(&ev);
-	}
-	yaml_parser_delete(&p);
-	if (d.docs == 0)
-		die("%s: empty input: expected kubectl JSON or YAML", in->name);
 }
 
 /*
