@@ -107,11 +107,15 @@ t_out "says it is already done" "lab-node-1 upgrade-done 550.90.07"
 
 t_run dash home/bin/drv-states.sh
 t_rc 0 "drv-states.sh"
-t_out "one line per GPU node: state, cordon, tag, image" \
-	"lab-node-0 - schedulable 550-5.15.0-119-generic-ubuntu22.04 ok" \
-	"lab-node-1 upgrade-done schedulable 550-5.15.0-107-generic-ubuntu22.04 ok" \
-	"lab-node-2 - schedulable 550-6.8.0-45-generic-ubuntu24.04 ok" \
-	"lab-node-3 - schedulable 550-6.8.0-52-generic-ubuntu24.04 ok"
+cp out states.out
+t_run cut -d ' ' -f 1-5,7 states.out
+t_out "one line per GPU node: state, cordon, tag, image, nothing to wait for" \
+	"lab-node-0 - schedulable 550-5.15.0-119-generic-ubuntu22.04 ok -" \
+	"lab-node-1 upgrade-done schedulable 550-5.15.0-107-generic-ubuntu22.04 ok -" \
+	"lab-node-2 - schedulable 550-6.8.0-45-generic-ubuntu24.04 ok -" \
+	"lab-node-3 - schedulable 550-6.8.0-52-generic-ubuntu24.04 ok -"
+t_grep "lab-node-1's age in upgrade-done, from the state label's last change" states.out \
+	'^lab-node-1 upgrade-done schedulable [^ ]* ok [0-9]*m*[0-9]*s -$'
 
 # A node an admin cordoned stays cordoned through an upgrade, even one that
 # an earlier upgrade left upgrade-done, and goes from validation-required

@@ -29,21 +29,52 @@ for n in st-valid st-restart st-failed st-jobs st-maint st-hand st-skip; do
 		feature.node.kubernetes.io/system-os_release.VERSION_ID=22.04 >/dev/null
 done
 M=$ROOT/lab/support-matrix.csv
-
-# lab-node-1's drain is held: four trainers, one a node, minAvailable 4.
-e2e_namespace gpu-drv
-ns apply -f "$ROOT/lab/k8s/trainer.yaml" -f "$ROOT/lab/k8s/pdb.yaml" >/dev/null
-running() { [ "$(ns get pods -l app=trainer --field-selector=status.phase=Running -o name | wc -l)" -eq 4 ]; }
-settled() {
-	g=$(ns get pdb trainer-pdb -o jsonpath='{.metadata.generation}')
-	[ "$(ns get pdb trainer-pdb -o jsonpath='{.status.observedGeneration} {.status.disruptionsAllowed}')" = "$g 0" ]
+# Every GPU node Ready (kwok sets the condition a moment after a node is
+# made, and an earlier script may have made the lab's anew): a node not
+# Ready waits for its kubelet first, whatever its state.
+allready() {
+	[ "$(kubectl get nodes -l nvidia.com/gpu.present=true -o jsonpath='{range .items[*]}{.status.conditions[?(@.type=="Ready")].status}{"\n"}{end}' | grep -c '^True$')" -eq 10 ]
 }
-e2e_until 90 running && e2e_until 60 settled
-t_ok $? "four trainers Running, trainer-pdb allows no disruption"
+e2e_until 90 allready
+t_ok $? "the ten GPU nodes are Ready"
+
+# lab-node-1's drain is held: a workload pinned there, whose budget wants
+# its one replica (with seven more GPU nodes, the lab's trainers could land
+# anywhere).
+e2e_namespace gpu-drv
+ns apply -f - >/dev/null <<'EOF'
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: pinned}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: pinned}}
+  template:
+    metadata: {labels: {app: pinned}}
+    spec:
+      nodeSelector: {kubernetes.io/hostname: lab-node-1}
+      containers: [{name: c, image: busybox}]
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: pinned-pdb}
+spec:
+  minAvailable: 1
+  selector: {matchLabels: {app: pinned}}
+EOF
+running() { [ "$(ns get pods -l app=pinned --field-selector=status.phase=Running,spec.nodeName=lab-node-1 -o name | wc -l)" -eq 1 ]; }
+settled() { # settled ALLOWED: the budget's status is current and allows ALLOWED
+	g=$(ns get pdb pinned-pdb -o jsonpath='{.metadata.generation}')
+	[ "$(ns get pdb pinned-pdb -o jsonpath='{.status.observedGeneration} {.status.disruptionsAllowed}')" = "$g $1" ]
+}
+e2e_until 90 running && e2e_until 60 settled 0
+t_ok $? "a pod pinned to lab-node-1 Running, pinned-pdb allows no disruption"
 
 # The driver and validator pods the operator looks at: bare pods on their
 # nodes (kwok makes them Running and Ready), then made not Ready as a
 # crashing driver or a failing validator would be.
+# An earlier script's gpu-operator may still be going.
+e2e_until 120 sh -c '! kubectl get namespace gpu-operator'
 e2e_namespace gpu-operator
 pod() { # pod NAME NODE KEY=VALUE
 	kubectl -n gpu-operator apply -f - >/dev/null <<EOF
@@ -88,8 +119,8 @@ t_run drv-states.sh -m "$M"
 t_rc 0 "drv-states.sh over the placed states"
 t_err "nothing on stderr"
 T1=535-5.15.0-107-generic-ubuntu22.04
-t_grep "drain-required: the budget that holds it, the node's own trainer" out \
-	"^lab-node-1 drain-required cordoned $T1 ok [0-9]*s budget its drain is refused: gpu-drv/trainer-pdb BLOCKS gpu-drv/trainer-[a-z0-9-]* minAvailable=4 currentHealthy=4 desiredHealthy=4 disruptionsAllowed=0 needed=1: lower minAvailable to 3, or add 1 ready replica elsewhere; fix: "
+t_grep "drain-required: the budget that holds it, and the node's pod" out \
+	"^lab-node-1 drain-required cordoned $T1 ok [0-9]*s budget its drain is refused: gpu-drv/pinned-pdb BLOCKS gpu-drv/pinned-[a-z0-9-]* minAvailable=1 currentHealthy=1 desiredHealthy=1 disruptionsAllowed=0 needed=1: [^;]*; fix: as pdb-check says"
 t_grep "upgrade-required: the slots under way and unavailable" out \
 	"^lab-node-0 upgrade-required schedulable 550-5.15.0-119-generic-ubuntu22.04 ok [0-9]*s slot waits for an upgrade slot: 5 GPU node(s) under way, 6 unavailable "
 t_grep "upgrade-done: nothing to wait for" out "^lab-node-2 upgrade-done schedulable 550-6.8.0-45-generic-ubuntu24.04 ok [0-9]*s -\$"
@@ -141,12 +172,8 @@ t_out "a line a state: how many, the longest, what it waits for" \
 
 # The headroom made: the drain no longer held, so lab-node-1 waits for its
 # pods to go, not for a budget.
-ns patch pdb trainer-pdb --type=merge -p '{"spec":{"minAvailable":3}}' >/dev/null
-settled() {
-	g=$(ns get pdb trainer-pdb -o jsonpath='{.metadata.generation}')
-	[ "$(ns get pdb trainer-pdb -o jsonpath='{.status.observedGeneration} {.status.disruptionsAllowed}')" = "$g 1" ]
-}
-e2e_until 60 settled
+ns patch pdb pinned-pdb --type=merge -p '{"spec":{"minAvailable":0}}' >/dev/null
+e2e_until 60 settled 1
 t_run drv-states.sh -m "$M"
 t_grep "with room in the budget, no budget is named" out \
 	"^lab-node-1 drain-required cordoned $T1 ok [0-9]*s drain drained, no budget refusing: pods are still terminating; "

@@ -12,11 +12,11 @@ e2e_reset_lab || { echo "Bail out! cannot reset the lab"; exit 1; }
 mpid=
 cleanup() {
 	[ -z "$mpid" ] || { kill "$mpid" 2>/dev/null; wait "$mpid" 2>/dev/null; }
-	kubectl delete clusterpolicies.nvidia.com,gpuclusters.nvidia.com,nvidiadrivers.nvidia.com --all >/dev/null 2>&1
+	e2e_no_operator_objects
 	e2e_reset_lab >/dev/null 2>&1
 }
 trap 'cleanup; rm -rf "$SCRATCH"' EXIT
-kubectl delete clusterpolicies.nvidia.com,gpuclusters.nvidia.com,nvidiadrivers.nvidia.com --all >/dev/null 2>&1
+e2e_no_operator_objects
 e2e_facts
 K0=5.15.0-119-generic
 K1=5.15.0-107-generic

@@ -106,6 +106,12 @@ e2e_facts() {
 		e2e_label lab-node-2 550 90 07 6.8.0-45-generic ubuntu 24.04
 }
 
+# e2e_no_operator_objects: none of the GPU Operator's ClusterPolicies,
+# GPUClusters or NVIDIADrivers left (they are cluster-scoped: a test's stay).
+e2e_no_operator_objects() {
+	kubectl delete clusterpolicies.nvidia.com,gpuclusters.nvidia.com,nvidiadrivers.nvidia.com --all >/dev/null 2>&1
+}
+
 # e2e_namespace NS: creates NS and waits for its default service account.
 e2e_namespace() {
 	kubectl create namespace "$1" >/dev/null &&
