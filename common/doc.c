@@ -11,24 +11,33 @@
 #include "gpudrv.h"
 
 static void
-grab(const struct scan *sc, const cJSON *top)
+checked(const struct scan *sc, const cJSON *top)
 {
-	*(cJSON **)sc->arg = top != NULL ? cJSON_Duplicate(top, 1) : NULL;
+	(void)sc;
+	(void)top;
 }
 
+/*
+ * Every byte checked by the scanner, keeping nothing (so no value is too
+ * long: a registry's tag list runs to megabytes), then the document parsed
+ * whole by cJSON, and a key given twice anywhere an error.
+ */
 cJSON *
-doc_parse(const struct input *in, const struct kspec *keys)
+doc_parse(const struct input *in)
 {
 	/* the bytes already read, as a reader that has reached its end */
 	struct reader r = { .fd = -1, .name = in->name, .buf = in->data, .len = in->len,
 		.cap = in->len, .eof = 1 };
-	cJSON *doc = NULL;
-	struct scan sc = { keys, NULL, 0, NULL, grab, &doc };
+	struct scan sc = { NULL, NULL, 0, NULL, checked, NULL };
+	size_t at = text_start(in->data, in->len);
+	cJSON *doc;
 
-	if (text_is_json(in->data, in->len, in->name))
-		json_stream(&r, &sc);
-	else
-		yaml_stream(&r, &sc);
+	if (!text_is_json(in->data, in->len, in->name))
+		die("%s: not JSON", in->name);
+	json_stream(&r, &sc);
+	if ((doc = cJSON_ParseWithLength(in->data + at, in->len - at)) == NULL)
+		die("%s: JSON that cJSON does not read", in->name);
+	tree_dups(doc, in->name);
 	return doc;
 }
 

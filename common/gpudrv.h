@@ -166,9 +166,9 @@ struct doc_reader {
 /* 0, or 2 if a watch reported an error (watch only); dies, naming
  * file:line:col, on bad input.  A caller never drops it. */
 int doc_each(const char *path, const struct doc_reader *dr);
-/* One document read in memory, of it the members keys asks for (the matrix's
- * JSON form); NULL if it is not a mapping.  Dies on bad input. */
-cJSON *doc_parse(const struct input *in, const struct kspec *keys);
+/* One JSON document read in memory, whole (the matrix's JSON form): checked
+ * as any input is, then parsed.  Dies on bad input. */
+cJSON *doc_parse(const struct input *in);
 
 /* tag.c: the precompiled driver image tag, built in exactly one place. */
 #define TAG_MAX 128

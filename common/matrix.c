@@ -35,9 +35,7 @@ add(struct matrix *m, const char *name, size_t line, const char *tag, int report
 static void
 load_json(struct matrix *m, const struct input *in, int report_dups)
 {
-	static const struct kspec keys[] = { { "Repository", NULL }, { "Tags", NULL },
-		{ NULL, NULL } };
-	cJSON *doc = doc_parse(in, keys);
+	cJSON *doc = doc_parse(in);
 	const cJSON *tags = j_get(doc, "Tags"), *t;
 	size_t i = 0;
 

@@ -173,10 +173,11 @@ ready_word(const cJSON *conds, struct tagfault *f)
 
 /*
  * Unix seconds of a time as the API server writes a metav1.Time, RFC 3339
- * in UTC to the second ("2026-12-01T19:09:12Z"), or -1 for anything else.
+ * in UTC to the second ("2026-12-01T19:09:12Z"), into *out: 0, or -1 for
+ * anything else.
  */
-static long long
-api_time(const char *s)
+static int
+api_time(const char *s, long long *out)
 {
 	static const char shape[] = "dddd-dd-ddTdd:dd:ddZ";
 	static const int mdays[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
@@ -194,13 +195,15 @@ api_time(const char *s)
 	    (mo == 2 && d == 29 && (y % 4 != 0 || (y % 100 == 0 && y % 400 != 0))) ||
 	    h > 23 || mi > 59 || sec > 59)
 		return -1;
-	/* Days from 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil). */
+	/* Days from 1970-01-01 of a proleptic Gregorian date (H. Hinnant's
+	 * days_from_civil; y - 1 for January and February of year 0 floored). */
 	y -= mo <= 2;
-	era = y / 400;
+	era = (y >= 0 ? y : y - 399) / 400;
 	yoe = y - era * 400;
 	doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + d - 1;
 	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return ((era * 146097 + doe - 719468) * 24 + h) * 3600LL + mi * 60 + sec;
+	*out = ((era * 146097 + doe - 719468) * 24 + h) * 3600LL + mi * 60 + sec;
+	return 0;
 }
 
 /*
@@ -235,7 +238,7 @@ owner_of(const cJSON *node, const char *const *path, long long *when, char *who,
 			v = j_get(v, path[i]);
 		if (path[i] != NULL || v == NULL || (t = j_str(e, "time")) == NULL)
 			continue;
-		if ((at = api_time(t)) < 0) {
+		if (api_time(t, &at) != 0) {
 			static char why[160];
 
 			snprintf(why, sizeof why, "has a time %s that is not RFC 3339 in UTC "

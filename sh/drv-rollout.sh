@@ -46,8 +46,8 @@ while [ $# -gt 0 ]; do
 	-L | --lab) lab=1 ;;
 	-l | --selector) [ $# -ge 2 ] || usage; selector=$2; shift ;;
 	-p | --max-parallel) [ $# -ge 2 ] || usage; par=$2; shift
-		case $par in '' | *[!0-9]*) say "-p takes a number of nodes (0: no limit), not '$par'"; usage ;; esac
-		par=$(seconds "$par" -p) ;;
+		case $par in '' | *[!0-9]* | ????????*) say "-p takes a number of nodes (0: no limit), not '$par'"; usage ;; esac
+		par=${par#"${par%%[!0]*}"} par=${par:-0} ;;
 	-u | --max-unavailable) [ $# -ge 2 ] || usage; maxun=$2; shift ;;
 	-m | --matrix) [ $# -ge 2 ] || usage; matrix=$2; matrix_given=1; shift ;;
 	-r | --registry) [ $# -ge 2 ] || usage; repo=$2; shift ;;

@@ -91,7 +91,10 @@ if [ "$l2t" -ne 0 ] && ! [ -s "$tmp/facts" ]; then
 	die "the node list could not be read"
 fi
 if ! [ -s "$tmp/facts" ]; then
-	[ "$empty" = 1 ] && finish 0
+	if [ "$empty" = 1 ]; then
+		[ "$format" != json ] || echo '[]'
+		finish 0
+	fi
 	die "no GPU node (nvidia.com/gpu.present=true) in the cluster; -e accepts that"
 fi
 # The nodes with a tag, as matrix-grep reads them.
@@ -138,8 +141,12 @@ function age(s) {
 	if (s >= 60) return int(s / 60) "m" (s % 60) "s"
 	return s "s"
 }
+# A JSON string: a backslash doubled ("\\\\" is two in a replacement),
+# quotes, tabs, returns and newlines escaped; what the phrases hold beside
+# (pdb-check'"'"'s words, escaped by it) is printable ASCII.
 function js(s) {
-	gsub(/\\/, "\\\\", s); gsub(/"/, "\\\"", s); gsub(/\t/, "\\t", s)
+	gsub(/\\/, "\\\\\\\\", s); gsub(/"/, "\\\"", s); gsub(/\t/, "\\t", s)
+	gsub(/\r/, "\\r", s); gsub(/\n/, "\\n", s)
 	return "\"" s "\""
 }
 function jn(s) { return s == "-" || s == "" ? "null" : js(s) }
@@ -147,7 +154,7 @@ function jn(s) { return s == "-" || s == "" ? "null" : js(s) }
 function pod(role, n) { return (role SUBSEP n) in gp ? gp[role, n] : "" }
 function podwords(p, w) {
 	split(p, w, " ")
-	return w[1] " is " (w[2] == "" ? "not started" : w[2]) ", " (w[3] == "True" ? "Ready" : "not Ready") \
+	return w[1] " is " (w[2] == "-" ? "not started" : w[2]) ", " (w[3] == "True" ? "Ready" : "not Ready") \
 		(w[4] > 0 ? ", " w[4] " restarts" : "")
 }
 BEGIN {
@@ -165,7 +172,9 @@ BEGIN {
 		if (n == "" || ((f[1] SUBSEP n) in gp)) continue
 		k = split(substr(f[6], 3), c, ","); r = 0
 		for (i = 1; i <= k; i++) r += c[i]
-		gp[f[1], n] = f[3] " " substr(f[4], 3) " " substr(f[5], 3) " " r
+		# "-" for a phase or Ready condition not reported, so the fields stay put
+		ph = substr(f[4], 3); rd = substr(f[5], 3)
+		gp[f[1], n] = f[3] " " (ph == "" ? "-" : ph) " " (rd == "" ? "-" : rd) " " r
 	}
 	# The operator counts these as under way (maxParallelUpgrades).
 	split("cordon-required wait-for-jobs-required pod-deletion-required drain-required node-maintenance-required post-maintenance-required pod-restart-required validation-required uncordon-required", u, " ")
@@ -184,13 +193,17 @@ END {
 		if (tag ~ /^UNKNOWN:/) { img = "UNKNOWN"; shown = "UNKNOWN" }
 		else if (tag ~ /^SKIP:/) { img = substr(tag, 6); shown = "-" }
 		else { img = !known ? "-" : (n in miss) ? "MISSING" : "ok"; shown = tag }
-		secs = since < 0 ? -1 : now - since
+		# a start in the future (clocks apart) is no time yet
+		secs = since < 0 ? -1 : now - since < 0 ? 0 : now - since
 		w = "-"; why = "-"; fix = "-"
 		who = by == "-" ? "someone" : by
 		drv = pod("driver", n); val = pod("validator", n)
 		if (f[5] == "skip") {
 			w = "skip"; why = "labelled nvidia.com/gpu-driver-upgrade.skip=true: neither the GPU Operator nor gpudrv upgrades it"
 			fix = "kubectl label node " n " nvidia.com/gpu-driver-upgrade.skip- to let them"
+		} else if (tag == "UNKNOWN:conflict:nvidiadriver") {
+			w = "labels"; why = "two NVIDIADrivers select it (labels2tag names them): the GPU Operator then deploys no driver on it"
+			fix = "change their nodeSelectors so that one selects it"
 		} else if (img == "UNKNOWN") {
 			split(tag, t, ":")
 			w = "labels"; why = "its labels give no tag (" t[2] " " t[3] ")"

@@ -41,8 +41,12 @@ for f in "$DATA"/*.json "$DATA"/*.yaml; do
 		same "fixture $(basename "$f") ${o:-(no option)}" $o "$f"
 	done
 done
-STDIN=$DATA/lab-nodes.json same "a fixture on standard input" -
-STDIN=$DATA/lab-nodes.yaml same "a YAML fixture on standard input"
+# (set and unset: an assignment before a function call may outlive it)
+STDIN=$DATA/lab-nodes.json
+same "a fixture on standard input" -
+STDIN=$DATA/lab-nodes.yaml
+same "a YAML fixture on standard input"
+unset STDIN
 
 # Generated lists, kubectl-shaped.
 for n in 1 7 40; do
@@ -194,7 +198,9 @@ for f in "$DATA"/pdb-*.json "$DATA"/pdb-*.yaml; do
 		same "pdb-check -s $n $(basename "$f")" -s "$n" "$f"
 	done
 done
-STDIN=$DATA/pdb-lab.json same "pdb-check: a fixture on standard input" lab-node-1
+STDIN=$DATA/pdb-lab.json
+same "pdb-check: a fixture on standard input" lab-node-1
+unset STDIN
 awk -v what=pdb -v n=300 -v nodes=7 -f "$T/gen-slim.awk" >gp.json
 awk -v what=pdb -v n=300 -v nodes=7 -v yaml=1 -f "$T/gen-slim.awk" >gp.yaml
 for n in slim-node-0000 slim-node-0003 slim-node-0099; do

@@ -90,6 +90,18 @@ JSON
 t_run matrix-grep -m skopeo.json four
 t_rc 1 "skopeo list-tags JSON as the matrix"
 t_out "finds the same missing node" "lab-node-3 MISSING $T3"
+# A registry's whole tag list, megabytes of it (a busy repository has tens
+# of thousands of tags): read whole, however long, and still checked.
+awk -v t0="$T0" -v t1="$T1" -v t3="$T3" 'BEGIN { printf "{\"Repository\": \"registry.example/nvidia/driver\", \"Tags\": [";
+	for (i = 0; i < 40000; i++) printf "\"%d.%d.%d-5.15.0-%d-generic-ubuntu22.04\", ", 500 + i % 80, i % 200, i % 10, i
+	printf "\"%s\", \"%s\", \"%s\"]}\n", t0, t1, t3 }' >many.json
+t_run matrix-grep -m many.json four
+t_rc 1 "a skopeo list of 40,003 tags ($(wc -c <many.json) bytes)"
+t_out "read whole: only the node whose tag is not there" "lab-node-2 MISSING $T2"
+sed 's/"Tags": \[/"Tags": ["a b", /' many.json >many-bad.json
+bad many-bad.json "a bad tag first in a long skopeo list" 'matrix-grep: many-bad.json: Tags[0] "a b" is not an image tag'
+printf '{"Repository": "x", "Tags": ["%s"], "x": {"a": 1, "a": 2}}' "$T0" >skd.json
+bad skd.json "a key given twice in skopeo JSON, even where nothing is read" 'matrix-grep: skd.json: duplicate key "a"'
 printf '{"Repository": "x", "Tags": ["ok", "a b"]}' >skb.json
 bad skb.json "a bad tag in skopeo JSON" 'matrix-grep: skb.json: Tags[1] "a b" is not an image tag'
 printf '{"Repository": "x"}' >skn.json

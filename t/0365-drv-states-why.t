@@ -157,6 +157,36 @@ t_run drv-states.sh -o yaml -m ok.csv
 t_rc 2 "-o yaml"
 t_err "says what -o takes" "drv-states.sh: -o takes text or json, not 'yaml'"
 
+# -o json stays JSON whatever the words: a budget the disruption controller
+# cannot count, its message with quotes and a backslash (pdb-check escapes
+# them), and an empty fleet with -e.
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+for i in d["items"]:
+    if i.get("kind") == "PodDisruptionBudget":
+        i["status"]["conditions"] = [{"type": "DisruptionAllowed", "status": "False", "reason": "SyncFailed",
+            "message": "found no controllers for pod \"x\" in C:\\temp\t(tab)", "lastTransitionTime": "2026-12-01T00:00:00Z"}]
+        i["status"]["observedGeneration"] = 0
+json.dump(d, open("budgets.json", "w"))' "$DATA/pdb-lab.json"
+t_state_nodes "$(t_state_node lab-node-1 drain-required - true True 70 '' gpu-operator)" >nodes.json
+t_run drv-states.sh -o json -m ok.csv
+t_rc 0 "-o json with a SyncFailed budget"
+cp out sync.json
+cat >sync.py <<'EOF'
+import json
+n = json.load(open("sync.json"))[0]
+w = n["why"]
+print(n["waiting"], 'SyncFailed: "found no controllers for pod' in w, 'pod \\"x\\" in' in w, 'C:\\\\temp' in w)
+EOF
+t_run python3 sync.py
+t_out "valid JSON, the message kept with its quotes and backslash as pdb-check wrote them" "budget True True True"
+cp "$DATA/pdb-lab.json" budgets.json
+printf '{"kind": "NodeList", "apiVersion": "v1", "items": []}\n' >nodes.json
+t_run drv-states.sh -e -o json -m ok.csv
+t_rc 0 "-e -o json, no GPU node"
+t_out "an empty JSON list, not nothing" "[]"
+
 # Never "nothing holds it": a pod or budget list that cannot be read is
 # exit 2, and nothing is printed.
 t_state_nodes "$(t_state_node lab-node-1 drain-required - true True 70 '' gpu-operator)" "$(t_state_node i pod-restart-required - true True 60 '' gpu-operator)" >nodes.json

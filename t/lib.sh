@@ -189,9 +189,10 @@ t_whole() {
 
 # t_same DESC CMD... FILE: CMD streams FILE; given instead what ./whole
 # makes of FILE (parsed whole, independently), it must print the same on
-# stdout with the same exit status; where ./whole refuses FILE, CMD must
-# refuse it too (exit 2, nothing on stdout; with -w, what the documents
-# before the bad one give).  With $STDIN set, that file is
+# stdout with the same exit status, and where both refuse it, the same
+# message (but for the file's name and positions); where ./whole refuses
+# FILE, CMD must refuse it too (exit 2, nothing on stdout; with -w, what the
+# documents before the bad one give).  With $STDIN set, that file is
 # CMD's standard input and FILE is not replaced.  Leaves CMD's own run in
 # out, err and $rc.
 t_same() {
@@ -230,13 +231,29 @@ t_same() {
 		t_wrc=$?
 		[ "$t_wst" = 0 ] || t_wrc=2
 	fi
-	if [ "$t_wrc" = "$rc" ] && [ "$rc" -lt 3 ] && cmp -s "$SCRATCH/w.out" out; then
+	# Both refused what the whole reader took: for the same reason, said in
+	# the same words (the file's name and the positions in it aside), or
+	# a reader that refused good input would pass unseen.
+	t_sme=0
+	if [ "$t_wst" = 0 ] && [ "$rc" = 2 ] && [ "$t_wrc" = 2 ]; then
+		for t_sx in err "$SCRATCH/w.err"; do
+			sed -e "s|$t_sf|FILE|g" -e "s|$SCRATCH/w.in|FILE|g" -e 's/:[0-9][0-9]*:[0-9][0-9]*:/:/g' \
+				-e 's/:[0-9][0-9]*: /: /' -e 's/ (line [0-9]*)//' \
+				-e 's/more than one [JSONYAML]* document/more than one document/' "$t_sx"
+		done >"$SCRATCH/w.both"
+		t_sl=$(grep -c . err)
+		sed -n "1,${t_sl}p" "$SCRATCH/w.both" >"$SCRATCH/w.e1"
+		sed "1,${t_sl}d" "$SCRATCH/w.both" >"$SCRATCH/w.e2"
+		cmp -s "$SCRATCH/w.e1" "$SCRATCH/w.e2" || t_sme=1
+	fi
+	if [ "$t_wrc" = "$rc" ] && [ "$rc" -lt 3 ] && [ "$t_sme" = 0 ] && cmp -s "$SCRATCH/w.out" out; then
 		t_ok 0 "$t_sd"
 	else
 		t_ok 1 "$t_sd"
 		echo "streamed: exit $rc; on the whole reader's JSON: exit $t_wrc" | t_diag
 		[ "$t_wst" = 0 ] || echo "the whole reader refused it: $(cat "$SCRATCH/w.msg")" | t_diag
 		diff -u out "$SCRATCH/w.out" | head -n 20 | t_diag
+		[ "$t_sme" = 0 ] || diff -u "$SCRATCH/w.e1" "$SCRATCH/w.e2" | head -n 10 | t_diag
 	fi
 }
 

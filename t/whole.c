@@ -64,6 +64,39 @@ slurp(FILE *f, size_t *len)
 
 /* ---- JSON: cJSON, documents back to back ---- */
 
+/* -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?, all n bytes of p: cJSON takes 01 and 1. */
+static int
+rfc_number(const char *p, size_t n)
+{
+	const char *e = p + n;
+	size_t k;
+
+	p += p < e && *p == '-';
+	if (p < e && *p == '0')
+		p++;
+	else if (p < e && *p >= '1' && *p <= '9')
+		while (p < e && isdigit((unsigned char)*p))
+			p++;
+	else
+		return 0;
+	if (p < e && *p == '.') {
+		for (p++, k = 0; p < e && isdigit((unsigned char)*p); p++)
+			k++;
+		if (k == 0)
+			return 0;
+	}
+	if (p < e && (*p == 'e' || *p == 'E')) {
+		p++;
+		p += p < e && (*p == '+' || *p == '-');
+		for (k = 0; p < e && isdigit((unsigned char)*p); p++)
+			k++;
+		if (k == 0)
+			return 0;
+	}
+	return p == e;
+}
+
+
 /*
  * cJSON keeps a number's double only; written back, 1.0 would read as the
  * integer 1.  So each number gets its literal back: the number tokens of
@@ -98,6 +131,8 @@ literals(cJSON *v, const char *p, const char *end)
 	if (cJSON_IsNumber(v)) {
 		if ((p = next_number(p, end, &n)) == NULL)
 			fail("a number without its text", 0);
+		if (!rfc_number(p, n))
+			fail("a number RFC 8259 refuses (01, 1., +1)", 0);
 		v->type = cJSON_Raw;
 		v->valuestring = malloc(n + 1);
 		memcpy(v->valuestring, p, n);
@@ -259,6 +294,9 @@ number(const char *plain)
 		return cJSON_CreateRaw(lit);
 	if (!is_float(plain))
 		return NULL;
+	/* as written where JSON can write it so (1e0, 10E-1), else rewritten */
+	if (rfc_number(plain, strlen(plain)) && strpbrk(plain, ".eE") != NULL)
+		return cJSON_CreateRaw(plain);
 	d = strtod(plain, NULL);
 	snprintf(lit, sizeof lit, "%.17g", d);
 	if (strpbrk(lit, ".eE") == NULL)
