@@ -187,6 +187,22 @@ t_run drv-states.sh -e -o json -m ok.csv
 t_rc 0 "-e -o json, no GPU node"
 t_out "an empty JSON list, not nothing" "[]"
 
+# -t, two NVIDIADrivers selecting every GPU node: the operator deploys no
+# driver on any; said as that, not as a missing label.
+cp "$DATA/targets/cp-crd.json" clusterpolicies.json
+cat >nvidiadrivers.json <<'EOF'
+{"apiVersion": "nvidia.com/v1alpha1", "kind": "NVIDIADriverList", "items": [
+ {"metadata": {"name": "a"}, "spec": {"usePrecompiled": true, "version": "550"}},
+ {"metadata": {"name": "b"}, "spec": {"usePrecompiled": true, "version": "570"}}]}
+EOF
+t_state_nodes "$(t_state_node lab-node-1 upgrade-required - false True 70)" >nodes.json
+t_run drv-states.sh -t -m ok.csv
+t_rc 2 "-t: two NVIDIADrivers select the node"
+t_grep "says so, and the fix" out \
+	"^lab-node-1 upgrade-required schedulable UNKNOWN UNKNOWN 1m[0-9]*s labels two NVIDIADrivers select it (labels2tag names them): the GPU Operator then deploys no driver on it; fix: change their nodeSelectors so that one selects it\$"
+t_grep "labels2tag names both" err "nvidiadriver/a and nvidiadriver/b both select it"
+rm -f clusterpolicies.json nvidiadrivers.json
+
 # Never "nothing holds it": a pod or budget list that cannot be read is
 # exit 2, and nothing is printed.
 t_state_nodes "$(t_state_node lab-node-1 drain-required - true True 70 '' gpu-operator)" "$(t_state_node i pod-restart-required - true True 60 '' gpu-operator)" >nodes.json

@@ -152,8 +152,10 @@ t_state_nodes() {
 # the GPU nodes (nodes.json), the budgets (budgets.json; default the lab's
 # t/data/pdb-lab.json), every pod (pods.json; default an empty PodList), and
 # the driver and validator pods as kubectl -o jsonpath prints them
-# (driver.txt, validator.txt; absent: none); a file down.RESOURCE makes
-# that request fail as RBAC refuses.  Logs to kubectl.log.
+# (driver.txt, validator.txt; absent: none), the GPU Operator's objects
+# (clusterpolicies.json, gpuclusters.json, nvidiadrivers.json; absent: the
+# CRD is not installed); a file down.RESOURCE makes that request fail as
+# RBAC refuses.  Logs to kubectl.log.
 t_fake_pods() {
 	[ -e budgets.json ] || cp "$DATA/pdb-lab.json" budgets.json
 	[ -e pods.json ] || printf '{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[]}\n' >pods.json
@@ -169,6 +171,11 @@ case $* in
 "get --raw /api/v1/pods?fieldSelector=spec.nodeName%21%3D") fail pods; cat "$D/pods.json" ;;
 "get pods -A -l app.kubernetes.io/component=nvidia-driver -o jsonpath="*) fail pods; printf 'List\n'; cat "$D/driver.txt" 2>/dev/null; printf -- '--end--\n' ;;
 "get pods -A -l app=nvidia-operator-validator -o jsonpath="*) fail pods; printf 'List\n'; cat "$D/validator.txt" 2>/dev/null; printf -- '--end--\n' ;;
+"get --raw /apis/nvidia.com/"*)
+	f=$D/${3##*/}.json
+	[ -f "$f" ] || { echo 'Error from server (NotFound): the server could not find the requested resource' >&2; exit 1; }
+	cat "$f"
+	;;
 *) echo "fake kubectl: unexpected: $*" >&2; exit 3 ;;
 esac
 STUB
