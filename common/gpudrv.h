@@ -42,7 +42,6 @@ struct input {
 };
 void input_read(struct input *in, const char *path); /* NULL or "-" is stdin; dies on error */
 void input_free(struct input *in);
-void input_where(const struct input *in, size_t off, size_t *line, size_t *col);
 size_t text_start(const char *p, size_t n); /* offset past a UTF-8 BOM and white space */
 /*
  * 1 for JSON ('{' or '['), 0 for YAML (anything else), at the first byte

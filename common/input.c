@@ -1,4 +1,4 @@
-/* Reading a whole input, and turning byte offsets into line:column. */
+/* Reading a whole input, or a chunk at a time; the format, told from the content. */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -46,26 +46,6 @@ input_free(struct input *in)
 	free(in->data);
 	in->data = NULL;
 	in->len = 0;
-}
-
-/* 1-based line and column (in bytes) of offset off. */
-void
-input_where(const struct input *in, size_t off, size_t *line, size_t *col)
-{
-	size_t i, l = 1, c = 1;
-
-	if (off > in->len)
-		off = in->len;
-	for (i = 0; i < off; i++) {
-		if (in->data[i] == '\n') {
-			l++;
-			c = 1;
-		} else {
-			c++;
-		}
-	}
-	*line = l;
-	*col = c;
 }
 
 /*
