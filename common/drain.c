@@ -19,16 +19,40 @@ pct_ceil(long long pct, long long total)
 }
 
 long long
+intstr_scaled(const struct intstr *v, long long total)
+{
+	return v->pct ? pct_ceil(v->val, total) : v->val;
+}
+
+int
+intstr_parse(const char *s, struct intstr *out)
+{
+	size_t n = strspn(s, "0123456789");
+	int pct = s[n] == '%' && s[n + 1] == '\0';
+
+	memset(out, 0, sizeof *out);
+	if (n == 0 || (s[n] != '\0' && !pct) || n > 9 || strlen(s) >= sizeof out->text)
+		return -1;
+	out->set = 1;
+	out->pct = pct;
+	out->val = strtol(s, NULL, 10);
+	if (pct && out->val > 100)
+		return -1;
+	strcpy(out->text, s);
+	return 0;
+}
+
+long long
 desired_for(const struct budget *b, long long e)
 {
 	long long d;
 
 	if (b->maxun.set) {
-		d = e - (b->maxun.pct ? pct_ceil(b->maxun.val, e) : b->maxun.val);
+		d = e - intstr_scaled(&b->maxun, e);
 		return d < 0 ? 0 : d;
 	}
 	if (b->minav.set)
-		return b->minav.pct ? pct_ceil(b->minav.val, e) : b->minav.val;
+		return intstr_scaled(&b->minav, e);
 	return 0;
 }
 

@@ -355,6 +355,11 @@ void cluster_free(struct cluster *cl); /* all cluster_read kept */
 #define MAX_DISRUPTED 2000 /* eviction.go MaxDisruptedPodSize */
 /* pct% of total, rounded up: minAvailable's and maxUnavailable's percentages. */
 long long pct_ceil(long long pct, long long total);
+/* A count or a percentage of total, rounded up (intstr's GetScaledValueFromIntOrPercent
+ * with roundUp, as the disruption controller and the GPU Operator's maxUnavailable). */
+long long intstr_scaled(const struct intstr *v, long long total);
+/* "4" or "25%" (at most 100%, nine digits): 0, or -1. */
+int intstr_parse(const char *s, struct intstr *out);
 long long desired_for(const struct budget *b, long long expected); /* desiredHealthy */
 int unready_goes(const struct budget *b);  /* its unready pods are evicted outright */
 long long needed(const struct budget *b);  /* disruptions its pods on the node need now */
@@ -374,6 +379,24 @@ size_t budgets_of(struct drain *d, const struct pod *p); /* into d->match; how m
 void drain_node(struct drain *d, struct pod *pods, size_t np);
 void drain_next(struct drain *d); /* the budgets left without pods, for the next node */
 void drain_free(struct drain *d); /* the index and the room, not the budgets */
+
+/* plan.c: the fleet rollout's decisions (rollout-plan(1)). */
+struct plan_input {
+	const char *facts;   /* labels2tag -F records of every GPU node */
+	const char *draws;   /* pdb-check -a's lines */
+	const char *scope;   /* the rollout's nodes, one a line, or NULL: all */
+	const char *running; /* the nodes under way, or NULL */
+	const char *gone;    /* the nodes this run is done with, or NULL */
+	const char *version; /* the driver version the rollout goes to */
+	long par;            /* maxParallelUpgrades, 0: no limit */
+	struct intstr maxun; /* maxUnavailable */
+};
+struct plan;
+struct plan *plan_load(const struct plan_input *in); /* dies on bad input, naming it */
+/* The decisions, one line each (rollout-plan(1)); dry: the whole rollout,
+ * as if the nodes ended in the order they started. */
+void plan_print(struct plan *p, int dry, FILE *out);
+void plan_free(struct plan *p);
 
 /* strset.c: a hash set of strings. */
 struct strset;

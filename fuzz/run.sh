@@ -36,6 +36,8 @@ mkdir -p "$fixed"
 cp "$root/lab/support-matrix.csv" "$fixed/matrix.csv"
 cp "$root/t/data/lab-nodes.json" "$fixed/nodes.json"
 printf '%s\n' "lab-node-0 550-5.15.0-119-generic-ubuntu22.04" "lab-node-3 550-6.8.0-52-generic-ubuntu24.04" >"$fixed/lines.txt"
+cp "$here/seeds/plan-facts/fleet" "$fixed/facts"
+cp "$here/seeds/plan-draws/draws" "$fixed/draws"
 
 # seeds TARGET FIXTURE...: the target's small seeds plus test fixtures.
 seeds() {
@@ -63,7 +65,7 @@ run() { # run TARGET SEEDS COMMAND...
 	}
 }
 
-targets=${*:-nodes-json nodes-yaml watch matrix lines pdb targets}
+targets=${*:-nodes-json nodes-yaml watch matrix lines pdb targets plan-facts plan-draws}
 found=0
 for t in $targets; do
 	case $t in
@@ -74,7 +76,9 @@ for t in $targets; do
 	lines) run "$t" "$(seeds "$t")" "$B/matrix-grep" -m "$fixed/matrix.csv" @@ ;;
 	pdb) run "$t" "$(seeds "$t" "$root"/t/data/pdb-*.json "$root"/t/data/pdb-lab.yaml)" "$B/pdb-check" -s lab-node-1 @@ ;;
 	targets) run "$t" "$(seeds "$t")" "$B/labels2tag" -u -t @@ "$fixed/nodes.json" ;;
-	*) echo "fuzz: unknown target $t (nodes-json nodes-yaml watch matrix lines pdb targets)" >&2; exit 2 ;;
+	plan-facts) run "$t" "$(seeds "$t")" "$B/rollout-plan" -D -v 550.90.07 -p 2 -u 50% @@ "$fixed/draws" ;;
+	plan-draws) run "$t" "$(seeds "$t")" "$B/rollout-plan" -D -v 550.90.07 -p 2 -u 50% "$fixed/facts" @@ ;;
+	*) echo "fuzz: unknown target $t (nodes-json nodes-yaml watch matrix lines pdb targets plan-facts plan-draws)" >&2; exit 2 ;;
 	esac
 	n=$(find "$out/$t/default/crashes" "$out/$t/default/hangs" -type f ! -name README.txt 2>/dev/null | wc -l)
 	execs=$(sed -n 's/^execs_done *: //p' "$out/$t/default/fuzzer_stats" 2>/dev/null || echo '?')

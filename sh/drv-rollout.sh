@@ -1,8 +1,9 @@
 #!/bin/sh
 # drv-rollout.sh: every GPU node (or those a selector picks) to one driver
-# version, with drv-upgrade.sh's steps and states, in batches the GPU
-# Operator's upgradePolicy limits (maxParallelUpgrades, maxUnavailable) and
-# the PodDisruptionBudgets can absorb.  It refuses before any change when an
+# version, with drv-upgrade.sh's steps and states, a node started as soon as
+# a slot frees and the GPU Operator's upgradePolicy limits
+# (maxParallelUpgrades, maxUnavailable) and the PodDisruptionBudgets allow
+# it (rollout-plan decides).  It refuses before any change when an
 # image is missing, and the nodes' upgrade-state labels are its only record:
 # run again after a crash, it carries on from where each node stands.
 set -eu
@@ -45,9 +46,7 @@ while [ $# -gt 0 ]; do
 	-D | --dry-run) dry=1 ;;
 	-L | --lab) lab=1 ;;
 	-l | --selector) [ $# -ge 2 ] || usage; selector=$2; shift ;;
-	-p | --max-parallel) [ $# -ge 2 ] || usage; par=$2; shift
-		case $par in '' | *[!0-9]* | ????????*) say "-p takes a number of nodes (0: no limit), not '$par'"; usage ;; esac
-		par=${par#"${par%%[!0]*}"} par=${par:-0} ;;
+	-p | --max-parallel) [ $# -ge 2 ] || usage; par=$2; shift ;;
 	-u | --max-unavailable) [ $# -ge 2 ] || usage; maxun=$2; shift ;;
 	-m | --matrix) [ $# -ge 2 ] || usage; matrix=$2; matrix_given=1; shift ;;
 	-r | --registry) [ $# -ge 2 ] || usage; repo=$2; shift ;;
@@ -78,17 +77,14 @@ fi
 # (drv-upgrade.sh judges -j's selector, before it touches the node.)
 version=$1
 driver_version "$version"
-case $maxun in
-*%) n=${maxun%\%} pct=% ;;
-*) n=$maxun pct= ;;
-esac
-case $n in '' | *[!0-9]*) say "-u takes a number of nodes or a percentage (25%), not '$maxun'"; usage ;; esac
-n=${n#"${n%%[!0]*}"}
-n=${n:-0}
-[ "${#n}" -le 7 ] || { say "-u $maxun: too large"; usage; }
-[ -z "$pct" ] || [ "$n" -le 100 ] || { say "-u $maxun: over 100%"; usage; }
 image_source
 [ -z "$selector" ] || check_value -l "$selector" "a label selector (pool=a100)"
+planner=$(find_tool rollout-plan) || finish 2
+# -p and -u are the planner's to judge, before any request.
+if ! why=$("$planner" -v "$version" -p "$par" -u "$maxun" /dev/null /dev/null 2>&1 >/dev/null); then
+	say "${why#rollout-plan: }"
+	usage
+fi
 labels2tag=$(find_tool labels2tag) || finish 2
 matrix_grep=$(find_tool matrix-grep) || finish 2
 pdb_check=$(find_tool pdb-check) || finish 2
@@ -137,20 +133,16 @@ read_facts() {
 	[ ! -f "$tmp/scope" ] || mv "$tmp/sel.in" "$tmp/sel"
 	classify
 }
-# classify: each node of the rollout and what it is now, into $tmp/mine, in
-# this order: done (at the version, upgrade-done or no state), skip (the
-# operator's skip label), failed (upgrade-failed), else todo.
+# classify: what each node of the rollout is now, into $tmp/mine: the
+# planner's DONE (at the version, upgrade-done or no state), SKIP (the
+# operator's skip label) and FAILED (upgrade-failed) lines; the others are
+# still to upgrade.
 classify() {
-	awk -v want="$version" 'NR == FNR { sel[$1] = 1; next }
-		!($1 in sel) { next }
-		$3 == want && ($4 == "-" || $4 == "upgrade-done") { print $1, "done"; next }
-		$5 == "skip" { print $1, "skip"; next }
-		$4 == "upgrade-failed" { print $1, "failed"; next }
-		{ print $1, "todo" }' "$tmp/sel" "$tmp/facts" >"$tmp/mine"
+	plan "$tmp/mine" /dev/null
 }
 # count CLASS...: how many nodes of $tmp/mine are of one of the CLASSes.
 count() {
-	awk -v want=" $* " 'index(want, " " $2 " ") { n++ } END { print n + 0 }' "$tmp/mine"
+	awk -v want=" $* " 'index(want, " " $1 " ") { n++ } END { print n + 0 }' "$tmp/mine"
 }
 facts_or_die() {
 	read_facts && return 0
@@ -164,67 +156,19 @@ read_draws() {
 	get_draws "$tmp/draws" || stop_rollout 2
 }
 
-# plan: the next batch from $tmp/facts, $tmp/mine, $tmp/gone (the nodes this
-# run has done with) and $tmp/draws, as lines into $tmp/plan:
-#   GO node          the node is in the batch
-#   BLOCKED node     its drain would be refused even alone (the lines of
-#                    $tmp/draws that start with its name say why)
-#   LEFT n           nodes still to upgrade after this batch
-#   FAILED node      a node in upgrade-failed (not for this run to take)
-#   UNAVAILABLE n U  cordoned or not Ready GPU nodes, and maxUnavailable
-# The order is the operator's priorities: nodes an earlier run left under
-# way, then nodes already cordoned or not Ready (they cost no availability),
-# then the others, each by name.  At most P nodes a batch, and no more
-# schedulable, Ready ones than keep the unavailable at U (a node already
-# unavailable costs none); the nodes of one batch never draw together on a
-# budget beyond its disruptionsAllowed.
+# plan OUT DRAWS [-D]: rollout-plan's decisions (rollout-plan(1)) into OUT,
+# from the nodes' facts, DRAWS, the nodes under way ($tmp/running) and those
+# this run is done with ($tmp/gone): which nodes start now (START node tag),
+# which wait and for what (WAIT node parallel|unavailable|budget B), whose
+# drain would be refused even alone (BLOCKED), and what the others are
+# (DONE, SKIP, FAILED); with -D the whole rollout, as if the nodes ended in
+# the order they started.
 plan() {
-	awk -v P="$par" -v U="$maxun" '
-	FILENAME == ARGV[1] {
-		total++
-		if ($6 == "cordoned" || $7 != "ready") { down[$1] = 1; unav++ }
-		st[$1] = $4
-		next
-	}
-	FILENAME == ARGV[2] { order[++n] = $1; cls[$1] = $2; next }
-	FILENAME == ARGV[3] { gone[$1] = 1; next }
-	{
-		if ($2 == "DRAWS") { nd[$1]++; db[$1, nd[$1]] = $3; dn[$1, nd[$1]] = $4; da[$3] = $5 }
-		else if ($2 != "SKIP") blocked[$1] = 1
-	}
-	function todo(c) {
-		return cls[c] == "todo" && !(c in gone)
-	}
-	function rank(c) {
-		if (st[c] != "-" && st[c] != "upgrade-done") return 1
-		return (c in down) ? 2 : 3
-	}
-	END {
-		if (U ~ /%$/) { u = substr(U, 1, length(U) - 1) + 0; umax = int((u * total + 99) / 100) }
-		else umax = U + 0
-		pslots = P + 0 == 0 ? total : P + 0
-		uslots = umax - unav
-		tp = 0; tu = 0; left = 0
-		for (r = 1; r <= 3; r++) for (i = 1; i <= n; i++) {
-			c = order[i]
-			if (!todo(c) || rank(c) != r) continue
-			if (c in blocked) { print "BLOCKED", c; continue }
-			if (tp >= pslots || (!(c in down) && tu >= uslots)) { left++; continue }
-			fits = 1
-			for (k = 1; k <= nd[c]; k++)
-				if (da[db[c, k]] == "-" || used[db[c, k]] + dn[c, k] > da[db[c, k]] + 0) fits = 0
-			if (!fits) { left++; continue }
-			for (k = 1; k <= nd[c]; k++) used[db[c, k]] += dn[c, k]
-			tp++
-			if (!(c in down)) tu++
-			print "GO", c
-		}
-		for (i = 1; i <= n; i++)
-			if (cls[order[i]] == "failed" && !(order[i] in gone))
-				print "FAILED", order[i]
-		print "LEFT", left
-		print "UNAVAILABLE", unav + 0, umax
-	}' "$tmp/facts" "$tmp/mine" "$tmp/gone" "$tmp/draws" >"$tmp/plan"
+	"$planner" ${3:+"$3"} -v "$version" -p "$par" -u "$maxun" -s "$tmp/sel" -r "$tmp/running" \
+		-g "$tmp/gone" "$tmp/facts" "$2" >"$1" 2>"$tmp/plan.err" && return 0
+	say "the planner cannot decide:"
+	sed 's/^/    /' "$tmp/plan.err" >&2 || :
+	return 2
 }
 
 # out LINE...: the rollout's record on standard output; a write error stops it.
@@ -235,14 +179,14 @@ out() {
 }
 
 # Counts for the summary.
-batch=0
-n_plan=0
-last_batch=
+n_started=0
 n_done=0
 n_failed=0
 n_skipped=0
-running=        # the pids of the batch under way
-batch_nodes=
+under=          # the nodes under way, one drv-upgrade.sh each
+running=        # their pids
+recent=         # the nodes started whose end no node list has shown yet
+ended=          # those that ended at the last look
 
 # report_cordoned: every node of the rollout that is cordoned now, and why:
 # no node is left cordoned without a word.
@@ -271,14 +215,15 @@ now_of() {
 }
 
 # summary STATUS: the counts from the nodes as they stand now, then exit
-# STATUS.  An error before any batch began says nothing on standard output;
-# nor does one after which the API does not answer (no count is made up):
-# then the last batch's nodes are named as their runs last saw them.
+# STATUS.  An error before any node started says nothing on standard
+# output; nor does one after which the API does not answer (no count is
+# made up): then the nodes last under way are named as their runs last saw
+# them.
 summary() {
-	if [ "$1" = 2 ] && { [ "$batch" = 0 ] || [ "$dry" = 1 ]; }; then finish 2; fi
+	if [ "$1" = 2 ] && { [ "$n_started" = 0 ] || [ "$dry" = 1 ]; }; then finish 2; fi
 	if ! read_facts 2>/dev/null; then
-		say "the API does not answer: no summary; the nodes of the last batch, as their runs last saw them:"
-		for bn in $last_batch; do
+		say "the API does not answer: no summary; the nodes last under way, as their runs last saw them:"
+		for bn in $recent; do
 			l=$(now_of "$bn")
 			[ -n "$l" ] || l="$STATE=$(cat "$tmp/last.$bn" 2>/dev/null || echo -) (its last state line)"
 			say "    $bn: $l"
@@ -286,8 +231,8 @@ summary() {
 		say "when it answers: drv-states.sh, and $prog again to carry on"
 		finish 2
 	fi
-	n_done=$(count "done")
-	n_failed=$(count failed)
+	n_done=$(count DONE)
+	n_failed=$(count FAILED)
 	# A node of the rollout the API no longer lists (deleted, or no longer
 	# a GPU node) was not upgraded by this run: said, and counted left.
 	if [ -f "$tmp/scope" ]; then
@@ -301,28 +246,28 @@ summary() {
 	n_left=$((total - n_done - n_failed - n_skipped))
 	[ "$n_left" -ge 0 ] || n_left=0
 	if [ "$dry" = 1 ]; then
-		out "plan: batches $batch upgrade $n_plan done $n_done failed $n_failed skipped $n_skipped left $((n_left - n_plan))"
+		out "plan: upgrade $n_started done $n_done failed $n_failed skipped $n_skipped left $((n_left - n_started))"
 	else
 		out "done $n_done failed $n_failed skipped $n_skipped left $n_left"
 	fi
 	finish "$1"
 }
 
-# stop_rollout STATUS: ends the run; the batch under way is stopped first.
+# stop_rollout STATUS: ends the run; the nodes under way are stopped first.
 stop_rollout() {
-	stop_batch
+	stop_running
 	summary "$1"
 }
 abort() {
 	say "$1"
-	stop_batch
+	stop_running
 	summary 2
 }
 
-# stop_batch: TERM to every drv-upgrade.sh of the batch; each puts its node
+# stop_running: TERM to every drv-upgrade.sh under way; each puts its node
 # where a rerun takes it up (-R) and says so; then their last states, as
 # they said them.
-stop_batch() {
+stop_running() {
 	[ -n "$running" ] || return 0
 	stopping
 	for p in $running; do kill -TERM "$p" 2>/dev/null || :; done
@@ -332,7 +277,7 @@ stop_batch() {
 	done
 	running=
 	progress
-	for bn in $batch_nodes; do
+	for bn in $under; do
 		l=$(now_of "$bn")
 		[ -n "$l" ] || continue
 		say "$bn: now: $l"
@@ -342,12 +287,13 @@ stop_batch() {
 	done
 }
 
-# progress: the state changes the batch's drv-upgrade.sh runs recorded since
-# the last look, one "node state" line each: their "node state" records
-# (drv-upgrade.sh -P) on their standard output, which nothing else writes
-# (what kubectl says goes to their standard error); only whole lines are read.
+# progress: the state changes the drv-upgrade.sh runs under way recorded
+# since the last look, one "node state" line each: their "node state"
+# records (drv-upgrade.sh -P) on their standard output, which nothing else
+# writes (what kubectl says goes to their standard error); only whole lines
+# are read.
 progress() {
-	for bn in $batch_nodes; do
+	for bn in $under; do
 		f=$logdir/$bn.out
 		[ -f "$f" ] || continue
 		whole=$(wc -l <"$f")
@@ -366,6 +312,7 @@ progress() {
 }
 
 : >"$tmp/gone"
+: >"$tmp/running"
 : >"$tmp/stdout"
 : >"$tmp/draws"
 total=0
@@ -395,7 +342,7 @@ cp "$tmp/sel" "$tmp/scope"
 awk '{ print $1, $2 }' "$tmp/facts" >"$tmp/tags"
 
 # The nodes left out for good: the operator's skip label.
-awk '$2 == "skip" { print $1 }' "$tmp/mine" >"$tmp/skiplabel"
+sed -n 's/^SKIP //p' "$tmp/mine" >"$tmp/skiplabel"
 while read -r sn; do
 	say "$sn: labelled $SKIP=true: left out, as the GPU Operator leaves it"
 	out "$sn skipped $SKIP=true"
@@ -404,7 +351,7 @@ while read -r sn; do
 done <"$tmp/skiplabel"
 
 # Step 2: refuse early.  Every node still to upgrade needs its image now.
-awk '$2 == "todo" || $2 == "failed" { print $1 }' "$tmp/mine" >"$tmp/todo"
+awk 'NR == FNR { if ($1 == "DONE" || $1 == "SKIP") k[$2] = 1; next } !($1 in k)' "$tmp/mine" "$tmp/sel" >"$tmp/todo"
 awk 'NR == FNR { t[$1] = 1; next } $1 in t' "$tmp/todo" "$tmp/tags" >"$tmp/todo.tags"
 # A node to upgrade whose labels give no tag: its image cannot be checked.
 # (A node left out by its skip label needs none, whatever its labels.)
@@ -442,9 +389,8 @@ if [ "$mg" = 1 ]; then
 fi
 
 # A node in upgrade-failed stops the rollout before it starts, unless -c.
-plan
-if grep -q '^FAILED ' "$tmp/plan" && [ "$keep_going" = 0 ]; then
-	sed -n 's/^FAILED //p' "$tmp/plan" >"$tmp/failed"
+if grep -q '^FAILED ' "$tmp/mine" && [ "$keep_going" = 0 ]; then
+	sed -n 's/^FAILED //p' "$tmp/mine" >"$tmp/failed"
 	while read -r fn; do
 		say "$fn: $STATE=upgrade-failed from an earlier upgrade: see why, then resume it with drv-upgrade.sh, or run with -c to go on past it"
 		out "$fn upgrade-failed"
@@ -453,9 +399,10 @@ if grep -q '^FAILED ' "$tmp/plan" && [ "$keep_going" = 0 ]; then
 	summary 1
 fi
 
-# Step 3: batch by batch.  Each batch is planned from the cluster as it is
-# when the one before has ended (a dry run plans them all from now, as if
-# each batch gave back what it took of the budgets).
+# Step 3: node by node, as slots free.  Each start is decided from the
+# cluster as it is then: the nodes just read, the budgets and pods just read,
+# and the nodes under way (a dry run decides them all from now, as if the
+# nodes ended in the order they started and gave back what they took).
 tag_of() {
 	awk -v n="$1" '$1 == n { print $2; exit }' "$tmp/tags"
 }
@@ -473,38 +420,64 @@ blocked() {
 	echo "$1" >>"$tmp/gone"
 	n_skipped=$((n_skipped + 1))
 }
-# A quarter of a second between looks at a batch (coreutils' sleep takes
-# fractions; another sleep, a second).
+
+if [ "$dry" = 1 ]; then
+	read_draws
+	plan "$tmp/plan" "$tmp/draws" -D || finish 2
+	while read -r w a b c; do
+		case $w in
+		START) n_started=$((n_started + 1)) && out "start $n_started $a $b" ;;
+		WAIT) out "wait $a $b $c" ;;
+		BLOCKED) blocked "$a" ;;
+		esac
+	done <"$tmp/plan"
+	left=$(grep -c '^LEFT ' "$tmp/plan") || :
+	if [ "$left" -gt 0 ]; then
+		unav=$(sed -n 's/^UNAVAILABLE //p' "$tmp/plan")
+		say "$left node(s) left: ${unav% *} GPU node(s) are cordoned or not Ready, and maxUnavailable is ${unav#* } (-u $maxun)"
+	fi
+	rc=0
+	[ $((n_started + $(count DONE SKIP))) -eq "$total" ] || rc=1
+	summary "$rc"
+fi
+
+# A quarter of a second between looks at the nodes under way (coreutils'
+# sleep takes fractions; another sleep, a second).
 tick=1
 ! sleep 0.01 2>/dev/null || tick=0.25
-# batch_run: the batch's nodes, one drv-upgrade.sh each, all at once, -R so
-# that a signal leaves a state to resume from; each one's words in its log;
-# until each has ended, its state changes as they come.
-batch_run() {
-	running=
-	batch_nodes=$1
-	last_batch=$1
-	lease_renew
-	for bn in $batch_nodes; do
-		# (its records: this run's alone; -o: its log goes on from an
-		# earlier run's)
-		echo 0 >"$tmp/seen.$bn"
-		rm -f "$tmp/last.$bn"
-		# Each has its own deadline (its timeouts); the rollout's is
-		# enforced here, by stopping the batch (-R: resumable).
-		(
-			unset GPUDRV_TIMEOUT
-			exec "$drv_upgrade" -R -N -P ${lab:+-L} -m "$matrix" ${o_t:+-t "$o_t"} ${o_g:+-g "$o_g"} \
-				${jsel:+-j "$jsel"} ${jtime:+-J "$jtime"} ${o_n:+-n "$o_n"} ${o_s:+-s "$o_s"} \
-				"$bn" "$version"
-		) >"$logdir/$bn.out" 2>>"$logdir/$bn.log" </dev/null &
-		running="$running $!"
-		echo "$!" >"$tmp/pid.$bn"
-	done
+# start NODE: its drv-upgrade.sh, -R so that a signal leaves a state to
+# resume from; its words in its log; its state changes as they come.
+start() {
+	n_started=$((n_started + 1))
+	out "start $n_started $1 $(tag_of "$1")"
+	echo "$1" >>"$tmp/gone"
+	# (its records: this run's alone; -o: its log goes on from an earlier
+	# run's)
+	echo 0 >"$tmp/seen.$1"
+	rm -f "$tmp/last.$1" "$tmp/wait.$1"
+	# Each has its own deadline (its timeouts); the rollout's is enforced
+	# here, by stopping the nodes under way (-R: resumable).
+	(
+		unset GPUDRV_TIMEOUT
+		exec "$drv_upgrade" -R -N -P ${lab:+-L} -m "$matrix" ${o_t:+-t "$o_t"} ${o_g:+-g "$o_g"} \
+			${jsel:+-j "$jsel"} ${jtime:+-J "$jtime"} ${o_n:+-n "$o_n"} ${o_s:+-s "$o_s"} \
+			"$1" "$version"
+	) >"$logdir/$1.out" 2>>"$logdir/$1.log" </dev/null &
+	running="$running $!"
+	echo "$!" >"$tmp/pid.$1"
+	under="$under $1"
+	recent="$recent $1"
+	echo "$1" >>"$tmp/running"
+}
+# await SECONDS: until a node under way ends (its name into $ended), or
+# SECONDS have passed (0: no limit); its state changes as they come.
+await() {
+	ended=
+	t0=$(date +%s)
 	while [ -n "$running" ]; do
 		run_bg sleep "$tick"
 		[ "$(time_left)" -gt 0 ] ||
-			gpudrv_abort "the run's deadline came ($gpudrv_why) during batch $batch"
+			gpudrv_abort "the run's deadline came ($gpudrv_why) with$under under way"
 		lease_renew
 		progress
 		still=
@@ -515,20 +488,29 @@ batch_run() {
 			fi
 			st=0
 			wait "$p" || st=$?
-			for bn in $batch_nodes; do
-				[ "$(cat "$tmp/pid.$bn")" != "$p" ] || echo "$st" >"$tmp/rc.$bn"
+			for bn in $under; do
+				[ "$(cat "$tmp/pid.$bn")" != "$p" ] || { echo "$st" >"$tmp/rc.$bn" && ended="$ended $bn"; }
 			done
 		done
 		running=$still
+		[ -z "$ended" ] || break
+		[ "$1" = 0 ] || [ $(($(date +%s) - t0)) -lt "$1" ] || break
 	done
 	progress
+	# The ended nodes are no longer under way.
+	left_under=
+	for bn in $under; do
+		case " $ended " in *" $bn "*) ;; *) left_under="$left_under $bn" ;; esac
+	done
+	under=$left_under
+	for bn in $under; do echo "$bn"; done >"$tmp/running"
 }
-# batch_end FRESH: how each node of the batch ended, from the node list just
-# read (FRESH 1) or, the API silent, from what its run said last; the
-# failures in $failed_now.
-batch_end() {
+# ended FRESH: how each node that ended did, from the node list just read
+# (FRESH 1) or, the API silent, from what its run said last; the failures
+# in $failed_now.
+ended() {
 	failed_now=
-	for bn in $batch_nodes; do
+	for bn in $ended; do
 		st=$(cat "$tmp/rc.$bn")
 		if [ "$1" = 1 ]; then
 			now=$(awk -v n="$bn" '$1 == n { print $4 }' "$tmp/facts")
@@ -547,14 +529,17 @@ batch_end() {
 		fi
 		grep -v '^    ' "$logdir/$bn.log" | tail -n 6 | sed 's/^/    /' >&2 || :
 	done
-	running=
-	batch_nodes=
 }
 
 stopped=0
+halt=           # a node failed (no -c): no node starts after it
 read_draws
 while :; do
-	plan
+	if [ -z "$halt" ]; then
+		plan "$tmp/plan" "$tmp/draws" || stop_rollout 2
+	else
+		: >"$tmp/plan"
+	fi
 	now=$(date +%s)
 	waiting=0
 	sed -n 's/^BLOCKED //p' "$tmp/plan" >"$tmp/blocked"
@@ -564,24 +549,32 @@ while :; do
 		grep -qx "${f#"$tmp/blocked."}" "$tmp/blocked" || rm -f "$f"
 	done
 	while read -r bn; do
-		# Waited for (-w) while the others go on; in a dry run, as now.
+		# Waited for (-w) while the others go on.
 		first=$(cat "$tmp/blocked.$bn" 2>/dev/null) || { first=$now && echo "$now" >"$tmp/blocked.$bn"; }
-		if [ "$dry" = 1 ] || [ $((now - first)) -ge "$budget_wait" ]; then
-			if [ "$dry" = 0 ] && [ "$budget_wait" -gt 0 ]; then blocked "$bn" "(after ${budget_wait}s, -w)"; else blocked "$bn"; fi
+		if [ $((now - first)) -ge "$budget_wait" ]; then
+			if [ "$budget_wait" -gt 0 ]; then blocked "$bn" "(after ${budget_wait}s, -w)"; else blocked "$bn"; fi
 		else
 			waiting=1
 		fi
 	done <"$tmp/blocked"
-	go=$(sed -n 's/^GO //p' "$tmp/plan")
-	if [ -z "$go" ] && [ "$waiting" = 1 ]; then
-		nap 5
-		lease_renew
-		facts_or_die
-		read_draws
-		continue
-	fi
-	if [ -z "$go" ]; then
-		left=$(sed -n 's/^LEFT //p' "$tmp/plan")
+	# The budget a node waits for, said when it starts waiting for it.
+	sed -n 's/^WAIT \([^ ]*\) budget \([^ ]*\)$/\1 \2/p' "$tmp/plan" >"$tmp/bwait"
+	while read -r bn bb; do
+		[ "$(cat "$tmp/wait.$bn" 2>/dev/null)" = "$bb" ] || { out "wait $bn budget $bb" && echo "$bb" >"$tmp/wait.$bn"; }
+		waiting=1
+	done <"$tmp/bwait"
+	go=$(sed -n 's/^START \([^ ]*\) .*/\1/p' "$tmp/plan")
+	for bn in $go; do start "$bn"; done
+	if [ -z "$under" ]; then
+		[ -z "$halt" ] || break
+		if [ "$waiting" = 1 ]; then
+			nap 5
+			lease_renew
+			facts_or_die
+			read_draws
+			continue
+		fi
+		left=$(grep -c '^WAIT ' "$tmp/plan") || :
 		if [ "$left" -gt 0 ]; then
 			unav=$(sed -n 's/^UNAVAILABLE //p' "$tmp/plan")
 			say "$left node(s) left: ${unav% *} GPU node(s) are cordoned or not Ready, and maxUnavailable is ${unav#* } (-u $maxun)"
@@ -589,38 +582,40 @@ while :; do
 		fi
 		break
 	fi
-	batch=$((batch + 1))
-	for bn in $go; do
-		n_plan=$((n_plan + 1))
-		out "batch $batch $bn $(tag_of "$bn")"
-		echo "$bn" >>"$tmp/gone"
-	done
-	[ "$dry" = 0 ] || continue
-	batch_run "$go"
+	# Until a node ends; while a node waits for a budget (or a drain the
+	# budgets refuse), a new look every 5 seconds as well.
+	wake=0
+	[ "$waiting" = 0 ] || [ -n "$halt" ] || wake=5
+	await "$wake"
+	if [ -z "$ended" ]; then
+		[ -n "$under" ] || continue
+		facts_or_die
+		read_draws
+		continue
+	fi
 	fresh=1
 	read_facts || fresh=0
-	batch_end "$fresh"
+	ended "$fresh"
 	if [ "$fresh" = 0 ]; then
-		say "cannot list the GPU nodes after batch $batch"
+		say "cannot list the GPU nodes after${ended} ended"
 		stop_rollout 2
 	fi
-	if [ -n "$failed_now" ] && [ "$keep_going" = 0 ]; then
-		say "stopped after batch $batch: ${failed_now# } failed; run again with -c to go on past it"
-		stopped=1
-		break
+	recent=$under
+	if [ -n "$failed_now" ] && [ "$keep_going" = 0 ] && [ -z "$halt" ]; then
+		halt=$failed_now
+		[ -z "$under" ] || say "${failed_now# } failed: no node starts after it; the node(s) under way (${under# }) go on to their end"
 	fi
-	read_draws
+	[ -n "$halt" ] || read_draws
 done
+if [ -n "$halt" ]; then
+	say "stopped: ${halt# } failed; run again with -c to go on past it"
+	stopped=1
+fi
 
 # The end: every node of the rollout done, or left out by its skip label, is
 # exit 0; anything else (failed, skipped for its budgets, left) exit 1.
-if [ "$dry" = 1 ]; then
-	rc=0
-	[ $((n_plan + $(count "done" skip))) -eq "$total" ] || rc=1
-	summary "$rc"
-fi
 facts_or_die
 rc=0
 [ "$stopped" = 0 ] || rc=1
-[ "$(count "done" skip)" -eq "$total" ] || rc=1
+[ "$(count DONE SKIP)" -eq "$total" ] || rc=1
 summary "$rc"

@@ -164,7 +164,7 @@ t_fleet n1:535.183.06::::True
 printf '{"kind":"PodDisruptionBudgetList","apiVersion":"policy/v1","metadata":{},"items":[]}\n' >pdbs.json
 t_run "$P" --context ctx-a --kubeconfig "$WANT_KC" --request-timeout 7s rollout -D -m "$PWD/matrix.csv" 550.90.07
 t_rc 0 "rollout -D"
-t_grep "plans n1" out "^batch 1 n1 550-5.15.0-107-generic-ubuntu22.04$"
+t_grep "plans n1" out "^start 1 n1 550-5.15.0-107-generic-ubuntu22.04$"
 flagged "rollout -D"
 
 # The sandbox's kubectl finds the plugin on PATH and runs it.

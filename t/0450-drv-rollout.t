@@ -49,10 +49,10 @@ while IFS='|' read -r args msg; do
 done <<'EOF'
 |
 550.90.07 550.90.08|
--p x 550.90.07|-p takes a number of nodes (0: no limit), not 'x'
--u x 550.90.07|-u takes a number of nodes or a percentage (25%), not 'x'
--u 101% 550.90.07|-u 101%: over 100%
--u % 550.90.07|-u takes a number of nodes or a percentage (25%), not '%'
+-p x 550.90.07|-p takes a number of nodes (0: no limit), not "x"
+-u x 550.90.07|-u takes a number of nodes or a percentage up to 100% (25%), not "x"
+-u 101% 550.90.07|-u takes a number of nodes or a percentage up to 100% (25%), not "101%"
+-u % 550.90.07|-u takes a number of nodes or a percentage up to 100% (25%), not "%"
 -m m -r reg/x/y 550.90.07|-m names a matrix, -r a registry: one or the other
 -I 550.90.07|-I goes with -r
 -J 10 550.90.07|-J is how long to wait for the pods -j selects: give -j too
@@ -82,25 +82,27 @@ budgets shared 1 pinned 0 free 3
 pods a1 n1 shared a2 n2 shared p3 n3 pinned f4 n4 free f1 n1 free
 t_run drv-rollout.sh -D -p 2 -u 100% -m "$M" "$NEW"
 t_rc 1 "the plan (n3 is blocked)"
-t_out "n1 and n2 never in one batch; n3 skipped with pdb-check's words" \
+t_out "n1 and n2 never under way together; n3 skipped with pdb-check's words" \
+	"start 1 n1 $TAG" \
+	"wait n2 budget team/shared" \
 	"n3 team/pinned BLOCKS team/p3 maxUnavailable=1 currentHealthy=4 desiredHealthy=4 disruptionsAllowed=0 needed=1: add 1 ready replica elsewhere" \
 	"n3 skipped budget" \
-	"batch 1 n1 $TAG" \
-	"batch 1 n4 $TAG" \
-	"batch 2 n2 $TAG" \
-	"plan: batches 2 upgrade 3 done 0 failed 0 skipped 1 left 0"
+	"start 2 n4 $TAG" \
+	"start 3 n2 $TAG" \
+	"plan: upgrade 3 done 0 failed 0 skipped 1 left 0"
 t_run grep -c ' get --raw /api/v1/pods' kubectl.log
 t_out "the dry run reads the pods once" 1
 
 # -p 0: no limit but the budgets.
 t_run drv-rollout.sh -D -p 0 -u 100% -m "$M" "$NEW"
 t_out "-p 0: n1 and n4 together, n2 after" \
+	"start 1 n1 $TAG" \
+	"wait n2 budget team/shared" \
 	"n3 team/pinned BLOCKS team/p3 maxUnavailable=1 currentHealthy=4 desiredHealthy=4 disruptionsAllowed=0 needed=1: add 1 ready replica elsewhere" \
 	"n3 skipped budget" \
-	"batch 1 n1 $TAG" \
-	"batch 1 n4 $TAG" \
-	"batch 2 n2 $TAG" \
-	"plan: batches 2 upgrade 3 done 0 failed 0 skipped 1 left 0"
+	"start 2 n4 $TAG" \
+	"start 3 n2 $TAG" \
+	"plan: upgrade 3 done 0 failed 0 skipped 1 left 0"
 
 # maxUnavailable: 8 nodes, one cordoned by hand, one not Ready; 50% is 4,
 # so two more at a time; the two unavailable ones first, at no cost to -u
@@ -110,30 +112,31 @@ t_fleet m1:535.183.06::::True m2:535.183.06::::True m3:535.183.06::::True m4:535
 budgets && pods
 t_run drv-rollout.sh -D -p 3 -u 50% -m "$M" "$NEW"
 t_rc 0 "the plan under -u 50%"
-t_out "m6 and m7 first, then two available ones a batch: 4 unavailable at most, 3 a batch" \
-	"batch 1 m6 $TAG" \
-	"batch 1 m7 $TAG" \
-	"batch 1 m1 $TAG" \
-	"batch 2 m2 $TAG" \
-	"batch 2 m3 $TAG" \
-	"batch 3 m4 $TAG" \
-	"batch 3 m5 $TAG" \
-	"batch 4 m8 $TAG" \
-	"plan: batches 4 upgrade 8 done 0 failed 0 skipped 0 left 0"
+t_out "m6 and m7 first, then the available ones in order: 4 unavailable at most, 3 under way" \
+	"start 1 m6 $TAG" \
+	"start 2 m7 $TAG" \
+	"start 3 m1 $TAG" \
+	"start 4 m2 $TAG" \
+	"start 5 m3 $TAG" \
+	"start 6 m4 $TAG" \
+	"start 7 m5 $TAG" \
+	"start 8 m8 $TAG" \
+	"plan: upgrade 8 done 0 failed 0 skipped 0 left 0"
+cp out u50
 t_run drv-rollout.sh -D -p 1 -u 100% -m "$M" "$NEW"
 t_rc 0 "-p 1"
 cp out p1
-t_run grep -c '^batch ' p1
-t_out "-p 1: one node a batch, the unavailable ones too" 8
+t_run grep -c '^start ' p1
+t_out "-p 1: every node, one at a time" 8
 t_run drv-rollout.sh -D -p 3 -u 10% -m "$M" "$NEW"
 t_rc 1 "-u 10% of 8 nodes is 1 (rounded up), and 2 are unavailable already"
 t_out "the two unavailable nodes go (no cost to -u); the others are left" \
-	"batch 1 m6 $TAG" \
-	"batch 1 m7 $TAG" \
-	"plan: batches 1 upgrade 2 done 0 failed 0 skipped 0 left 6"
+	"start 1 m6 $TAG" \
+	"start 2 m7 $TAG" \
+	"plan: upgrade 2 done 0 failed 0 skipped 0 left 6"
 t_grep "says why" err "^drv-rollout.sh: 6 node(s) left: 2 GPU node(s) are cordoned or not Ready, and maxUnavailable is 1 (-u 10%)$"
 t_run drv-rollout.sh -D -p 3 -u 4 -m "$M" "$NEW"
-t_grep "-u 4, a number: as 50%" out "^batch 3 m4 $TAG$"
+t_cmp "-u 4, a number: as 50%" u50 out
 
 # Skip label, a node done already, a node left under way (first), a node in
 # upgrade-failed (stops the plan, unless -c), -l.
@@ -145,19 +148,19 @@ t_rc 1 "a node in upgrade-failed"
 t_out "the skip label, and the failed node" \
 	"k1 skipped nvidia.com/gpu-driver-upgrade.skip=true" \
 	"k5 upgrade-failed" \
-	"plan: batches 0 upgrade 0 done 1 failed 1 skipped 1 left 2"
+	"plan: upgrade 0 done 1 failed 1 skipped 1 left 2"
 t_grep "says how to go on" err "^drv-rollout.sh: k5: $S=upgrade-failed from an earlier upgrade: see why, then resume it with drv-upgrade.sh, or run with -c to go on past it$"
 t_run drv-rollout.sh -D -c -p 1 -u 100% -m "$M" "$NEW"
 t_rc 1 "-c: past the failed node (still not done)"
 t_out "k4, left under way, first; k2 done; k5 left as it is" \
 	"k1 skipped nvidia.com/gpu-driver-upgrade.skip=true" \
-	"batch 1 k4 $TAG" \
-	"batch 2 k3 $TAG" \
-	"plan: batches 2 upgrade 2 done 1 failed 1 skipped 1 left 0"
+	"start 1 k4 $TAG" \
+	"start 2 k3 $TAG" \
+	"plan: upgrade 2 done 1 failed 1 skipped 1 left 0"
 printf '%s\n' k3 k4 >sel
 t_run drv-rollout.sh -D -p 1 -u 100% -l pool=a -m "$M" "$NEW"
 t_rc 0 "-l: the nodes it selects only (k5's failure is not theirs)"
-t_out "k4, then k3" "batch 1 k4 $TAG" "batch 2 k3 $TAG" "plan: batches 2 upgrade 2 done 0 failed 0 skipped 0 left 0"
+t_out "k4, then k3" "start 1 k4 $TAG" "start 2 k3 $TAG" "plan: upgrade 2 done 0 failed 0 skipped 0 left 0"
 t_grep "-l goes to the API server with gpu.present" kubectl.log "get --raw /api/v1/nodes?labelSelector=nvidia.com%2Fgpu.present%3Dtrue%2Cpool%3Da$"
 
 # A missing image: every one listed, and the rows to add; exit 1 before
@@ -168,7 +171,7 @@ rm -f kubectl.log
 t_run drv-rollout.sh -D -m "$ROOT/lab/support-matrix.csv" "$NEW"
 t_rc 1 "images missing"
 t_out "each node's missing image, and the counts" \
-	"n1 MISSING $TAG" "n2 MISSING $TAG" "plan: batches 0 upgrade 0 done 0 failed 0 skipped 0 left 2"
+	"n1 MISSING $TAG" "n2 MISSING $TAG" "plan: upgrade 0 done 0 failed 0 skipped 0 left 2"
 t_grep "says nothing was changed" err "^drv-rollout.sh: 2 node(s) need an image that is not in $ROOT/lab/support-matrix.csv: build and push it first; nothing was changed$"
 t_grep "with the row to add" err "^    550,5.15.0-107-generic,ubuntu22.04$"
 t_is "the row once, for the two nodes that need it" "$(grep -c '^    550,5.15.0-107-generic,ubuntu22.04$' err)" 1
@@ -187,13 +190,13 @@ t_fleet s1:535.183.06::true::True:- n2:$NEW:upgrade-done:::True
 t_run drv-rollout.sh -D -m "$M" "$NEW"
 t_rc 0 "a skip-labelled node without a kernel label, the other done"
 t_out "it is left out, not an error" "s1 skipped nvidia.com/gpu-driver-upgrade.skip=true" \
-	"plan: batches 0 upgrade 0 done 1 failed 0 skipped 1 left 0"
+	"plan: upgrade 0 done 1 failed 0 skipped 1 left 0"
 
 # A node done and labelled skip is done, once.
 t_fleet d1:$NEW:upgrade-done:true::True d2:535.183.06::::True
 t_run drv-rollout.sh -D -m "$M" "$NEW"
 t_rc 0 "a node done and labelled skip"
-t_out "counted once, as done" "batch 1 d2 $TAG" "plan: batches 1 upgrade 1 done 1 failed 0 skipped 0 left 0"
+t_out "counted once, as done" "start 1 d2 $TAG" "plan: upgrade 1 done 1 failed 0 skipped 0 left 0"
 
 # A node labelled skip in upgrade-failed is left out, once: it does not stop
 # the rollout, and is counted skipped, not failed.
@@ -201,13 +204,13 @@ t_fleet f1:535.183.06:upgrade-failed:true:true:True f2:535.183.06::::True
 t_run drv-rollout.sh -D -u 100% -m "$M" "$NEW"
 t_rc 0 "a failed node labelled skip"
 t_out "left out, counted once" "f1 skipped nvidia.com/gpu-driver-upgrade.skip=true" \
-	"batch 1 f2 $TAG" "plan: batches 1 upgrade 1 done 0 failed 0 skipped 1 left 0"
+	"start 1 f2 $TAG" "plan: upgrade 1 done 0 failed 0 skipped 1 left 0"
 
 # Every node done: exit 0, nothing to plan.
 t_fleet d1:$NEW:upgrade-done:::True d2:$NEW::::True
 t_run drv-rollout.sh -D -m "$M" "$NEW"
 t_rc 0 "nothing to do"
-t_out "says so in the plan's line" "plan: batches 0 upgrade 0 done 2 failed 0 skipped 0 left 0"
+t_out "says so in the plan's line" "plan: upgrade 0 done 2 failed 0 skipped 0 left 0"
 
 # No GPU node at all.
 : >facts

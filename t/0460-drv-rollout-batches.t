@@ -1,5 +1,5 @@
 #!/bin/sh
-# drv-rollout.sh running its batches, each node's drv-upgrade.sh played by a
+# drv-rollout.sh running its nodes in rolling slots, each node's drv-upgrade.sh played by a
 # stand-in beside it (it says the states drv-upgrade.sh says, changes the
 # fake API's node, and ends as the test tells it): progress lines, failures,
 # refusals, a lost API, the deadline and signals, checked by what the run
@@ -14,7 +14,7 @@ M=$PWD/matrix.csv
 mkdir -p x/bin x/lib/gpudrv
 cp "$BIN/drv-rollout.sh" x/bin/
 cp "$BIN/../lib/gpudrv/gpudrv-lib.sh" x/lib/gpudrv/
-for t in labels2tag matrix-grep pdb-check; do ln -s "$(command -v "$t")" "x/bin/$t"; done
+for t in labels2tag matrix-grep pdb-check rollout-plan; do ln -s "$(command -v "$t")" "x/bin/$t"; done
 R=$PWD/x/bin/drv-rollout.sh
 D=$PWD
 
@@ -29,7 +29,8 @@ export GPUDRV_LOCK_DIR
 # file act.NODE: ok (the eight states, the node at the new driver), fail
 # (drain fails: upgrade-failed, cordoned, exit 1), refuse (exit 1 before any
 # state), hang (under way until a signal; then upgrade-required, exit 2),
-# down (ok, then the API goes away).
+# down (ok, then the API goes away), gate (the states up to drain-required,
+# then ok once the file go.NODE is there).
 cat >x/bin/drv-upgrade.sh <<STUB
 #!/bin/sh
 D=$D
@@ -78,6 +79,14 @@ forge)
 	set_node upgrade-failed true
 	now upgrade-failed true
 	exit 1 ;;
+gate)
+	st upgrade-required; st cordon-required; st pod-deletion-required; st drain-required
+	set_node drain-required true
+	while ! [ -e "$D/go.$node" ]; do sleep 1 & wait $!; done
+	for s in pod-restart-required validation-required uncordon-required upgrade-done; do st "$s"; done
+	set_node upgrade-done "" "$v"
+	echo "$node upgrade-done $v"
+	exit 0 ;;
 hang)
 	trap 'set_node upgrade-required ""; say "$node: interrupted by SIGTERM"; echo "$node upgrade-required"; now upgrade-required ""; exit 2' TERM
 	st upgrade-required; st cordon-required; st pod-deletion-required; st drain-required
@@ -106,24 +115,46 @@ eight='upgrade-required cordon-required pod-deletion-required drain-required pod
 # 1. Two nodes at once: each node's eight states, one line each, the summary.
 cluster n1 n2
 t_run "$R" -L -p 2 -u 100% -t 60 -m "$M" "$NEW"
-t_rc 0 "two nodes, one batch"
-t_grep "the batch line of n1" out "^batch 1 n1 $TAG$"
-t_grep "the batch line of n2" out "^batch 1 n2 $TAG$"
+t_rc 0 "two nodes at once"
+t_grep "the start line of n1" out "^start 1 n1 $TAG$"
+t_grep "the start line of n2" out "^start 2 n2 $TAG$"
 t_is "n1's eight states, in order" "$(states n1 | tr '\n' ' ')" "$eight "
 t_is "n2's eight states, in order" "$(states n2 | tr '\n' ' ')" "$eight "
 last_line "the summary last" "done 2 failed 0 skipped 0 left 0"
-# n1's run, whichever of the batch's two started first.
+# n1's run, whichever of the two started first.
 t_run grep -e " n1 $NEW\$" up.log
 t_out "drv-upgrade.sh gets -R, -N, -P and the options passed on" "-R -N -P -L -m $M -t 60 n1 $NEW"
 
-# 2. A failure stops the rollout after its batch; the node is named.
+# 1b. Rolling slots: at -p 2, n1 held in its drain does not hold the others:
+# n2, n3 and n4 take the other slot in turn and end while n1 waits; then n1
+# ends.
+cluster n1 n2 n3 n4
+echo gate >act.n1
+t_bg "$R" -L -p 2 -u 100% -m "$M" "$NEW"
+t_until 30 grep -q '^n4 upgrade-done$' out
+t_ok $? "n2, n3 and n4 are done while n1 is held"
+t_is "n1 is still under way" "$(grep -c '^n1 upgrade-done$' out)" 0
+: >go.n1
+t_wait 30
+t_rc 0 "then n1 ends too"
+last_line "the summary" "done 4 failed 0 skipped 0 left 0"
+cp out roll.out
+t_run grep '^start ' roll.out
+t_out "four starts, in order" "start 1 n1 $TAG" "start 2 n2 $TAG" "start 3 n3 $TAG" "start 4 n4 $TAG"
+t_run awk '$1 == "start" { if (++u > 2) print "three under way at", $0 } $2 == "upgrade-done" { u-- }' roll.out
+t_out "never more than two under way"
+t_run awk '$2 == "upgrade-done" { print $1 }' roll.out
+t_out "n1 ends last" n2 n3 n4 n1
+
+# 2. A failure: no node starts after it, the ones under way end; the node
+# is named.
 cluster n1 n2 n3
 echo fail >act.n1
 t_run "$R" -p 2 -u 100% -m "$M" "$NEW"
-t_rc 1 "n1 fails in batch 1"
+t_rc 1 "n1 fails"
 t_grep "says n1 failed and its last words" err "^drv-rollout.sh: n1: the upgrade failed (drv-upgrade.sh exit 1); its last words:$"
 t_grep "with them" err "^    drv-upgrade.sh: n1: drain failed (exit 1): see kubectl's words above$"
-t_grep "and that it stopped" err "^drv-rollout.sh: stopped after batch 1: n1 failed; run again with -c to go on past it$"
+t_grep "and that it stopped" err "^drv-rollout.sh: stopped: n1 failed; run again with -c to go on past it$"
 t_grep "names n1, cordoned" err "^drv-rollout.sh: n1 is CORDONED and $S=upgrade-failed: see its messages; to return it to service: kubectl uncordon n1$"
 t_grep "n1's last state on stdout" out "^n1 upgrade-failed$"
 last_line "the summary: n3 left" "done 1 failed 1 skipped 0 left 1"
@@ -152,37 +183,37 @@ echo refuse >act.n1
 t_run "$R" -p 1 -u 100% -m "$M" "$NEW"
 t_rc 1 "n1 refused"
 t_grep "says so" err "^drv-rollout.sh: n1: drv-upgrade.sh refused (exit 1); nothing was changed; its last words:$"
-t_grep "n2 still goes" out "^batch 2 n2 $TAG$"
+t_grep "n2 still goes" out "^start 2 n2 $TAG$"
 last_line "the summary" "done 1 failed 0 skipped 1 left 0"
 
-# 4. The API goes away after a batch: exit 2, no summary made up, the
-# batch's node named as its run last saw it.
+# 4. The API goes away after a node ends: exit 2, no summary made up, the
+# node named as its run last saw it.
 cluster n1 n2
 echo down >act.n1
 t_run "$R" -p 1 -u 100% -m "$M" "$NEW"
-t_rc 2 "the API lost after batch 1"
-t_grep "says so" err "^drv-rollout.sh: cannot list the GPU nodes after batch 1$"
-t_grep "gives no summary" err "^drv-rollout.sh: the API does not answer: no summary; the nodes of the last batch, as their runs last saw them:$"
+t_rc 2 "the API lost after n1 ended"
+t_grep "says so" err "^drv-rollout.sh: cannot list the GPU nodes after n1 ended$"
+t_grep "gives no summary" err "^drv-rollout.sh: the API does not answer: no summary; the nodes last under way, as their runs last saw them:$"
 t_grep "names n1 by its last state line" err "^drv-rollout.sh:     n1: $S=upgrade-done (its last state line)$"
 cp out lost.out
 t_run grep -c '^done ' lost.out
 t_out "no summary line on stdout" 0
 
-# 5. The deadline during a batch: the batch is stopped (resumable), said.
+# 5. The deadline with a node under way: it is stopped (resumable), said.
 cluster n1
 echo hang >act.n1
 # (Under valgrind or the sanitizers the filters take seconds before the
-# batch starts: the deadline must fall during it all the same.)
+# node starts: the deadline must fall while it is under way all the same.)
 dl=4
 [ "${GPUDRV_VALGRIND:-0}${GPUDRV_SANITIZED:-0}" = 00 ] || dl=40
 GPUDRV_TIMEOUT=$dl t_run "$R" -p 1 -u 100% -m "$M" "$NEW"
 t_rc 2 "the run's deadline"
-t_grep "says so" err "^drv-rollout.sh: the run's deadline came (GPUDRV_TIMEOUT=$dl, [0-9]*s of it kept to put the node back) during batch 1$"
+t_grep "says so" err "^drv-rollout.sh: the run's deadline came (GPUDRV_TIMEOUT=$dl, [0-9]*s of it kept to put the node back) with n1 under way$"
 t_grep "n1 as its run left it" err "^drv-rollout.sh: n1: now: unschedulable= state=upgrade-required$"
 t_grep "that state on stdout" out "^n1 upgrade-required$"
 t_none_alive "the stand-in is not left running" kubectl.pids
 
-# 6. SIGTERM during a batch.
+# 6. SIGTERM with two nodes under way.
 cluster n1 n2
 echo hang >act.n1
 echo hang >act.n2

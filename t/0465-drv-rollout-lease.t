@@ -13,7 +13,7 @@ M=$PWD/matrix.csv
 mkdir -p x/bin x/lib/gpudrv
 cp "$BIN/drv-rollout.sh" x/bin/
 cp "$BIN/../lib/gpudrv/gpudrv-lib.sh" x/lib/gpudrv/
-for t in labels2tag matrix-grep pdb-check; do ln -s "$(command -v "$t")" "x/bin/$t"; done
+for t in labels2tag matrix-grep pdb-check rollout-plan; do ln -s "$(command -v "$t")" "x/bin/$t"; done
 R=$PWD/x/bin/drv-rollout.sh
 D=$PWD
 t_fake_fleet

@@ -17,7 +17,7 @@ if [ "${GPUDRV_SANITIZED:-0}" = 1 ]; then
 fi
 cp "$ROOT/lab/support-matrix.csv" matrix.csv
 printf '%s\n' "lab-node-0 550-5.15.0-119-generic-ubuntu22.04" >lines.txt
-for target in nodes-json nodes-yaml watch matrix lines pdb targets; do
+for target in nodes-json nodes-yaml watch matrix lines pdb targets plan-facts plan-draws; do
 	for f in "$ROOT/fuzz/seeds/$target"/* "$T/data/fuzz/$target"/*; do
 		[ -f "$f" ] || continue
 		case $target in
@@ -27,6 +27,8 @@ for target in nodes-json nodes-yaml watch matrix lines pdb targets; do
 		lines) t_run matrix-grep -m matrix.csv "$f" ;;
 		pdb) t_run pdb-check -s lab-node-1 "$f" ;;
 		targets) t_run labels2tag -u -t "$f" "$T/data/lab-nodes.json" ;;
+		plan-facts) t_run rollout-plan -D -v 550.90.07 -p 2 -u 50% "$f" "$ROOT/fuzz/seeds/plan-draws/draws" ;;
+		plan-draws) t_run rollout-plan -D -v 550.90.07 -p 2 -u 50% "$ROOT/fuzz/seeds/plan-facts/fleet" "$f" ;;
 		esac
 		name="$target ${f##*/}"
 		if [ "$rc" -le 2 ]; then t_ok 0 "$name: a clean answer (exit $rc)"; else

@@ -181,7 +181,7 @@ table "drv-upgrade.sh -j" cluster up_except drv-upgrade.sh -L -N -j job=train -J
 mkdir -p x/bin x/lib/gpudrv
 cp "$BIN/drv-rollout.sh" x/bin/
 cp "$BIN/../lib/gpudrv/gpudrv-lib.sh" x/lib/gpudrv/
-for t in labels2tag matrix-grep pdb-check; do ln -s "$(command -v "$t")" "x/bin/$t"; done
+for t in labels2tag matrix-grep pdb-check rollout-plan; do ln -s "$(command -v "$t")" "x/bin/$t"; done
 cat >x/bin/drv-upgrade.sh <<'STUB'
 #!/bin/sh
 for a; do node=$v; v=$a; done

@@ -1,0 +1,433 @@
+/*
+ * The fleet rollout's decisions (rollout-plan): which nodes to start now,
+ * from the nodes' facts (labels2tag -F records), what each one's drain
+ * draws on the budgets (pdb-check -a) and the nodes already under way.
+ *
+ * The limits are the GPU Operator's upgradePolicy, as k8s-operator-libs
+ * (pkg/upgrade) applies them: at most maxParallelUpgrades nodes under way
+ * (0: no limit), and no start that takes the GPU nodes that are cordoned or
+ * not Ready (or under way) beyond maxUnavailable, a count or a percentage
+ * of every GPU node rounded up; a node already unavailable costs none.  The
+ * budgets add the rule the operator leaves to the eviction API: the nodes
+ * under way and those started never draw on a budget beyond its
+ * disruptionsAllowed.  The order is the operator's: nodes an earlier run
+ * left under way, then nodes already cordoned or not Ready, then the
+ * others, each by name.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpudrv.h"
+
+enum { PN_TODO, PN_DONE, PN_SKIP, PN_FAILED };
+enum { W_NONE, W_PARALLEL, W_UNAVAILABLE, W_BUDGET };
+static const char *const waits[] = { "-", "parallel", "unavailable", "budget" };
+
+struct pdraw {
+	size_t node, budget;
+	long long n;
+};
+
+struct pbudget {
+	char *name;
+	long long allowed; /* -1: not known */
+	long long used;    /* by the nodes under way and those started */
+};
+
+struct pnode {
+	char *name, *tag;
+	int cls, down, rank;
+	int in_scope, running, gone, blocked;
+	int why;           /* why it was not started at the last look: W_* */
+	size_t line;       /* of its facts record */
+	size_t d0, nd;     /* its draws: plan.draws[d0 .. d0 + nd) */
+	size_t waited;     /* dry run: 1 + the budget it was last said to wait for */
+	long long start;   /* dry run: its place among the starts, 0 if none */
+};
+
+struct plan {
+	struct pnode *nodes;
+	struct pbudget *budgets;
+	struct pdraw *draws;
+	size_t nn, nb, ndr, ncap, bcap, dcap;
+	struct strset *by_name, *by_budget;
+	long long extra; /* nodes under way the facts no longer list: they hold a slot */
+	long long unav;  /* down, or under way */
+	long long umax, pmax;
+};
+
+static void
+must_name(const char *s, const struct lines *l)
+{
+	if (!dns_subdomain_ok(s))
+		die("%s:%zu: %s is not a node name", l->name, l->lineno, qstr(s));
+}
+
+static void
+read_facts(struct plan *p, const char *path, const char *version)
+{
+	struct lines l;
+	struct pnode *n;
+	char *s, *f[12];
+	size_t first;
+
+	lines_open(&l, path);
+	while ((s = lines_next(&l, NULL)) != NULL) {
+		if (split_fields(s, f, 12) != 10 || (strcmp(f[5], "cordoned") != 0 &&
+		    strcmp(f[5], "schedulable") != 0) || (strcmp(f[4], "skip") != 0 && strcmp(f[4], "-") != 0))
+			die("%s:%zu: not a labels2tag -F record (node tag driver state skip cordon "
+			    "ready initial since cordoner)", l.name, l.lineno);
+		must_name(f[0], &l);
+		if ((first = strset_get(p->by_name, f[0])) != 0)
+			die("%s:%zu: node %s again (first on line %zu)", l.name, l.lineno, f[0],
+			    p->nodes[first - 1].line);
+		p->nodes = xgrow(p->nodes, &p->ncap, p->nn + 1, 64, sizeof *p->nodes);
+		n = &p->nodes[p->nn++];
+		memset(n, 0, sizeof *n);
+		n->line = l.lineno;
+		strset_add(p->by_name, f[0], p->nn);
+		n->name = xstrndup(f[0], strlen(f[0]));
+		n->tag = xstrndup(f[1], strlen(f[1]));
+		n->down = strcmp(f[5], "cordoned") == 0 || strcmp(f[6], "ready") != 0;
+		n->in_scope = 1;
+		if (strcmp(f[2], version) == 0 && (strcmp(f[3], "-") == 0 || strcmp(f[3], "upgrade-done") == 0))
+			n->cls = PN_DONE;
+		else if (strcmp(f[4], "skip") == 0)
+			n->cls = PN_SKIP;
+		else if (strcmp(f[3], "upgrade-failed") == 0)
+			n->cls = PN_FAILED;
+		n->rank = strcmp(f[3], "-") != 0 && strcmp(f[3], "upgrade-done") != 0 ? 1 : n->down ? 2 : 3;
+	}
+	lines_close(&l);
+}
+
+/* The node of a facts record, or NULL. */
+static struct pnode *
+node_of(const struct plan *p, const char *name)
+{
+	size_t i = strset_get(p->by_name, name);
+
+	return i == 0 ? NULL : &p->nodes[i - 1];
+}
+
+static int
+by_node(const void *a, const void *b)
+{
+	const struct pdraw *x = a, *y = b;
+
+	return x->node < y->node ? -1 : x->node > y->node;
+}
+
+static long long
+count_of(const char *s, int dash_ok)
+{
+	char *end;
+	long long v;
+
+	if (dash_ok && strcmp(s, "-") == 0)
+		return -1;
+	if (*s < '0' || *s > '9' || strlen(s) > 12)
+		return -2;
+	v = strtoll(s, &end, 10);
+	return *end == '\0' ? v : -2;
+}
+
+/*
+ * pdb-check -a's lines: "node DRAWS ns/name N A" (A: disruptionsAllowed, or
+ * - when the status has none), "node SKIP ..." (a pod no budget is asked
+ * for), and any other line is what would block the node's drain even alone.
+ * Nodes the facts do not list (no GPU) are passed over.
+ */
+static void
+read_draws(struct plan *p, const char *path)
+{
+	struct lines l;
+	struct pnode *n;
+	struct pbudget *b;
+	char *s, *rest, *f[6];
+	long long need = 0, allowed = 0;
+	size_t bi, i;
+	int nf;
+
+	lines_open(&l, path);
+	while ((s = lines_next(&l, NULL)) != NULL) {
+		/* (the node's name, then what pdb-check says: any number of words) */
+		if ((rest = strchr(s, ' ')) == NULL || rest == s)
+			die("%s:%zu: not a pdb-check -a line (node, then what it says)", l.name, l.lineno);
+		*rest++ = '\0';
+		must_name(s, &l);
+		f[0] = s;
+		nf = 1 + split_fields(rest, f + 1, 5);
+		if ((n = node_of(p, s)) == NULL || strcmp(f[1], "SKIP") == 0)
+			continue;
+		if (strcmp(f[1], "DRAWS") != 0) {
+			n->blocked = 1;
+			continue;
+		}
+		if (nf != 5 || strchr(f[2], '/') == NULL || (need = count_of(f[3], 0)) < 1 ||
+		    (allowed = count_of(f[4], 1)) < -1)
+			die("%s:%zu: not a DRAWS line (node DRAWS namespace/budget needed allowed)",
+			    l.name, l.lineno);
+		if ((bi = strset_get(p->by_budget, f[2])) == 0) {
+			p->budgets = xgrow(p->budgets, &p->bcap, p->nb + 1, 16, sizeof *p->budgets);
+			b = &p->budgets[p->nb++];
+			b->name = xstrndup(f[2], strlen(f[2]));
+			b->allowed = allowed;
+			b->used = 0;
+			strset_add(p->by_budget, f[2], p->nb);
+			bi = p->nb;
+		} else if (p->budgets[bi - 1].allowed != allowed) {
+			die("%s:%zu: budget %s allows %s here, %lld before: not one read of the budgets",
+			    l.name, l.lineno, f[2], f[4], p->budgets[bi - 1].allowed);
+		}
+		p->draws = xgrow(p->draws, &p->dcap, p->ndr + 1, 64, sizeof *p->draws);
+		p->draws[p->ndr].node = (size_t)(n - p->nodes);
+		p->draws[p->ndr].budget = bi - 1;
+		p->draws[p->ndr++].n = need;
+	}
+	lines_close(&l);
+	qsort(p->draws, p->ndr, sizeof *p->draws, by_node);
+	for (i = 0; i < p->ndr; i++) {
+		n = &p->nodes[p->draws[i].node];
+		if (n->nd++ == 0)
+			n->d0 = i;
+	}
+}
+
+enum { N_SCOPE, N_RUNNING, N_GONE };
+
+/* A file of node names, one a line, each a node of the scope, under way, or
+ * done with; how many the facts do not list. */
+static long long
+read_names(struct plan *p, const char *path, int which)
+{
+	struct lines l;
+	struct pnode *n;
+	long long unlisted = 0;
+	char *s;
+
+	lines_open(&l, path);
+	while ((s = lines_next(&l, NULL)) != NULL) {
+		must_name(s, &l);
+		if ((n = node_of(p, s)) == NULL)
+			unlisted++;
+		else if (which == N_SCOPE)
+			n->in_scope = 1;
+		else if (which == N_RUNNING)
+			n->running = 1;
+		else
+			n->gone = 1;
+	}
+	lines_close(&l);
+	return unlisted;
+}
+
+struct plan *
+plan_load(const struct plan_input *in)
+{
+	struct plan *p = xmalloc(sizeof *p);
+	size_t i;
+
+	memset(p, 0, sizeof *p);
+	p->by_name = strset_new();
+	p->by_budget = strset_new();
+	read_facts(p, in->facts, in->version);
+	read_draws(p, in->draws);
+	if (in->scope != NULL) {
+		for (i = 0; i < p->nn; i++)
+			p->nodes[i].in_scope = 0;
+		read_names(p, in->scope, N_SCOPE);
+	}
+	/* A node under way the API no longer lists holds its slot all the same. */
+	if (in->running != NULL)
+		p->extra = read_names(p, in->running, N_RUNNING);
+	if (in->gone != NULL)
+		read_names(p, in->gone, N_GONE);
+	p->umax = intstr_scaled(&in->maxun, (long long)p->nn);
+	p->pmax = in->par;
+	return p;
+}
+
+void
+plan_free(struct plan *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nn; i++) {
+		free(p->nodes[i].name);
+		free(p->nodes[i].tag);
+	}
+	for (i = 0; i < p->nb; i++)
+		free(p->budgets[i].name);
+	free(p->nodes);
+	free(p->budgets);
+	free(p->draws);
+	strset_free(p->by_name);
+	strset_free(p->by_budget);
+	free(p);
+}
+
+static int
+by_rank(const void *a, const void *b)
+{
+	const struct pnode *const *x = a, *const *y = b;
+
+	if ((*x)->rank != (*y)->rank)
+		return (*x)->rank - (*y)->rank;
+	return strcmp((*x)->name, (*y)->name);
+}
+
+static int
+by_name(const void *a, const void *b)
+{
+	const struct pnode *const *x = a, *const *y = b;
+
+	return strcmp((*x)->name, (*y)->name);
+}
+
+/* The budget n's draws do not fit now, or -1 (they all do). */
+static long long
+no_room(const struct plan *p, const struct pnode *n)
+{
+	const struct pdraw *d;
+	const struct pbudget *b;
+	size_t i;
+
+	for (i = 0; i < n->nd; i++) {
+		d = &p->draws[n->d0 + i];
+		b = &p->budgets[d->budget];
+		if (b->allowed < 0 || b->used + d->n > b->allowed)
+			return (long long)d->budget;
+	}
+	return -1;
+}
+
+static void
+take(struct plan *p, struct pnode *n, int sign)
+{
+	size_t i;
+
+	for (i = 0; i < n->nd; i++)
+		p->budgets[p->draws[n->d0 + i].budget].used += sign * p->draws[n->d0 + i].n;
+	if (!n->down)
+		p->unav += sign;
+}
+
+static int
+todo(const struct pnode *n)
+{
+	return n->in_scope && n->cls == PN_TODO && !n->gone && !n->running;
+}
+
+/*
+ * One look: each node still to do, in order, started if it fits; else why
+ * not.  Returns the nodes started.  A budget a node waits for is one the
+ * nodes under way hold: with nothing under way, a drain its budget refuses
+ * is pdb-check's to say (a line of its own: blocked).
+ */
+static long long
+decide(struct plan *p, struct pnode **order, size_t n, long long *busy, FILE *out, int dry,
+    long long *starts)
+{
+	struct pnode *c;
+	long long b, started = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		c = order[i];
+		if (!todo(c))
+			continue;
+		if (c->blocked) {
+			fprintf(out, "BLOCKED %s\n", c->name);
+			c->gone = 1;
+			continue;
+		}
+		c->why = p->pmax > 0 && *busy >= p->pmax ? W_PARALLEL :
+		    !c->down && p->unav >= p->umax ? W_UNAVAILABLE : W_NONE;
+		if (c->why != W_NONE) {
+			if (!dry)
+				fprintf(out, "WAIT %s %s\n", c->name, waits[c->why]);
+			continue;
+		}
+		if ((b = no_room(p, c)) >= 0 && p->budgets[b].used == 0) {
+			/* too much for the budget alone: pdb-check says so, but
+			 * whatever it said, the node is not started */
+			fprintf(out, "BLOCKED %s\n", c->name);
+			c->gone = 1;
+			continue;
+		}
+		if (b >= 0) {
+			/* (a dry run says each wait once: its plan is a sequence) */
+			if (!dry || c->waited != (size_t)b + 1)
+				fprintf(out, "WAIT %s budget %s\n", c->name, p->budgets[b].name);
+			c->waited = (size_t)b + 1;
+			c->why = W_BUDGET;
+			continue;
+		}
+		take(p, c, 1);
+		c->running = 1;
+		c->start = ++*starts;
+		++*busy;
+		started++;
+		fprintf(out, "START %s %s\n", c->name, c->tag);
+	}
+	return started;
+}
+
+void
+plan_print(struct plan *p, int dry, FILE *out)
+{
+	struct pnode **order = xmalloc((p->nn + 1) * sizeof *order);
+	long long busy = p->extra, starts = 0, unav0;
+	size_t i, n = 0, first;
+	struct pnode *c;
+
+	for (i = 0; i < p->nn; i++) {
+		c = &p->nodes[i];
+		if (c->down)
+			p->unav++;
+		if (c->running) { /* its slot, its draws, and its place if not down */
+			busy++;
+			take(p, c, 1);
+		}
+		order[n++] = c;
+	}
+	unav0 = p->unav;
+	qsort(order, n, sizeof *order, by_rank);
+	if (!dry) {
+		decide(p, order, n, &busy, out, 0, &starts);
+	} else {
+		/* As if each node took as long as the others: the one started
+		 * first ends first, and gives back its slot, what it drew and its
+		 * place among the unavailable (unless it was down before). */
+		for (;;) {
+			decide(p, order, n, &busy, out, 1, &starts);
+			first = n;
+			for (i = 0; i < n; i++)
+				if (order[i]->running && order[i]->start > 0 &&
+				    (first == n || order[i]->start < order[first]->start))
+					first = i;
+			if (first == n)
+				break;
+			c = order[first];
+			take(p, c, -1);
+			c->running = 0;
+			c->gone = 1;
+			busy--;
+		}
+		for (i = 0; i < n; i++)
+			if (todo(order[i]))
+				fprintf(out, "LEFT %s %s\n", order[i]->name, waits[order[i]->why]);
+	}
+	qsort(order, n, sizeof *order, by_name);
+	for (i = 0; i < n; i++) {
+		c = order[i];
+		if (!c->in_scope || c->cls == PN_TODO)
+			continue;
+		fprintf(out, "%s %s\n", c->cls == PN_DONE ? "DONE" : c->cls == PN_SKIP ? "SKIP" : "FAILED",
+		    c->name);
+	}
+	fprintf(out, "UNAVAILABLE %lld %lld\n", unav0, p->umax);
+	free(order);
+}
