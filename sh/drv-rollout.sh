@@ -9,7 +9,7 @@
 set -eu
 
 prog=drv-rollout.sh
-usage_line="usage: $prog [-cDL] [-l selector] [-p max-parallel] [-u max-unavailable] [-m matrix | -r repository [-I]] [-t drain-timeout] [-g validate-timeout] [-w budget-wait] [-j job-selector [-J job-timeout]] [-n driver-namespace] [-s driver-selector] [-o log-dir] version"
+usage_line="usage: $prog [-cDL] [-l selector] [-p max-parallel] [-u max-unavailable] [-m matrix | -r repository [-I]] [-t drain-timeout] [-g validate-timeout] [-w budget-wait] [-j job-selector [-J job-timeout]] [-n driver-namespace] [-s driver-selector] [-o log-dir] [-M metrics-file] version"
 STATE=nvidia.com/gpu-driver-upgrade-state
 SKIP=nvidia.com/gpu-driver-upgrade.skip
 
@@ -31,6 +31,7 @@ maxun=25%      # maxUnavailable, its default
 dry=0
 keep_going=0
 logdir=
+metrics=        # -M: a node_exporter textfile
 budget_wait=120 # -w: how long a node whose drain the budgets refuse is waited for
 # drv-upgrade.sh's own options, passed on
 lab=
@@ -62,6 +63,7 @@ while [ $# -gt 0 ]; do
 	-n | --driver-namespace) [ $# -ge 2 ] || usage; check_value "$1" "$2" "a namespace"; o_n=$2; shift ;;
 	-s | --driver-selector) [ $# -ge 2 ] || usage; check_value "$1" "$2" "a label selector (app=nvidia-driver-daemonset)"; o_s=$2; shift ;;
 	-o | --log-dir) [ $# -ge 2 ] || usage; logdir=$2; shift ;;
+	-M | --metrics) [ $# -ge 2 ] || usage; metrics=$2; shift ;;
 	-h | --help) show_usage ;;
 	--) shift; break ;;
 	-*) usage ;;
@@ -91,6 +93,9 @@ pdb_check=$(find_tool pdb-check) || finish 2
 drv_upgrade=$(find_tool drv-upgrade.sh) || finish 2
 if [ -n "$logdir" ] && ! [ -d "$logdir" ]; then
 	mkdir -p -- "$logdir" 2>/dev/null || die "cannot create the log directory $logdir (-o)"
+fi
+if [ -n "$metrics" ] && ! writable "$metrics"; then
+	die "cannot write $metrics (-M): $why; nothing was changed"
 fi
 if [ -n "$logdir" ] && ! writable "$logdir/x"; then
 	die "cannot write in the log directory $logdir (-o): $why; nothing was changed"
@@ -245,6 +250,8 @@ summary() {
 	[ "$dry" = 1 ] || report_cordoned
 	n_left=$((total - n_done - n_failed - n_skipped))
 	[ "$n_left" -ge 0 ] || n_left=0
+	under=
+	[ "$dry" = 1 ] || metrics_write
 	if [ "$dry" = 1 ]; then
 		out "plan: upgrade $n_started done $n_done failed $n_failed skipped $n_skipped left $((n_left - n_started))"
 	else
@@ -307,8 +314,50 @@ progress() {
 		' "$f" >>"$tmp/stdout"
 		echo "$whole" >"$tmp/seen.$bn"
 	done
+	[ ! -s "$tmp/stdout" ] || last_progress=$(date +%s)
 	emit "$tmp/stdout" 0
 	: >"$tmp/stdout"
+	metrics_write
+}
+
+# metrics_write: the rollout's counts as the GPU Operator exports its own
+# (gpu_operator_nodes_upgrades_*), under gpudrv_rollout_, into the -M
+# textfile, replaced atomically (put_file), when they changed: the nodes
+# under way, done, failed, pending (still to start), the starts the limits
+# allow now, and when a node last moved.
+last_progress=$(date +%s)
+metrics_last=
+metrics_write() {
+	[ -n "$metrics" ] && [ -s "$tmp/mine" ] || return 0
+	mw_under=$(echo "$under" | wc -w)
+	mw_done=$(count DONE)
+	mw_failed=$(count FAILED)
+	mw_pending=$(($(grep -c . "$tmp/sel") - mw_done - mw_failed - $(count SKIP) - mw_under))
+	[ "$mw_pending" -ge 0 ] || mw_pending=0
+	mw_avail=$(grep -c '^START ' "$tmp/plan" 2>/dev/null) || :
+	mw_now="$mw_under $mw_done $mw_failed $mw_pending ${mw_avail:-0} $last_progress"
+	[ "$mw_now" != "$metrics_last" ] || return 0
+	metrics_last=$mw_now
+	{
+		for mw in "in_progress $mw_under Nodes of the rollout under way" \
+			"done $mw_done Nodes of the rollout at the new driver" \
+			"failed $mw_failed Nodes of the rollout in upgrade-failed" \
+			"pending $mw_pending Nodes of the rollout still to start" \
+			"available ${mw_avail:-0} Nodes the limits and budgets let start at the last decision"; do
+			# shellcheck disable=SC2086 # the words of one line
+			set -- $mw
+			mw_name=$1 mw_val=$2
+			shift 2
+			echo "# HELP gpudrv_rollout_nodes_upgrades_$mw_name $*."
+			echo "# TYPE gpudrv_rollout_nodes_upgrades_$mw_name gauge"
+			echo "gpudrv_rollout_nodes_upgrades_$mw_name $mw_val"
+		done
+		echo "# HELP gpudrv_rollout_last_progress_timestamp_seconds When a node of the rollout last changed state."
+		echo "# TYPE gpudrv_rollout_last_progress_timestamp_seconds gauge"
+		echo "gpudrv_rollout_last_progress_timestamp_seconds $last_progress"
+	} >"$tmp/metrics"
+	# Mode 0644: node_exporter reads it, whatever this run's umask.
+	put_file "$tmp/metrics" "$metrics" 644 || say "warning: cannot write $metrics (-M): $why"
 }
 
 : >"$tmp/gone"
@@ -421,6 +470,15 @@ blocked() {
 	n_skipped=$((n_skipped + 1))
 }
 
+# say_left KIND: the nodes the plan's KIND lines (LEFT, WAIT) leave with
+# nothing under way, said with the limit that holds them; status 1 if none.
+say_left() {
+	left=$(grep -c "^$1 " "$tmp/plan") || :
+	[ "$left" -gt 0 ] || return 1
+	unav=$(sed -n 's/^UNAVAILABLE //p' "$tmp/plan")
+	say "$left node(s) left: ${unav% *} GPU node(s) are cordoned or not Ready, and maxUnavailable is ${unav#* } (-u $maxun)"
+}
+
 if [ "$dry" = 1 ]; then
 	read_draws
 	plan "$tmp/plan" "$tmp/draws" -D || finish 2
@@ -431,11 +489,7 @@ if [ "$dry" = 1 ]; then
 		BLOCKED) blocked "$a" ;;
 		esac
 	done <"$tmp/plan"
-	left=$(grep -c '^LEFT ' "$tmp/plan") || :
-	if [ "$left" -gt 0 ]; then
-		unav=$(sed -n 's/^UNAVAILABLE //p' "$tmp/plan")
-		say "$left node(s) left: ${unav% *} GPU node(s) are cordoned or not Ready, and maxUnavailable is ${unav#* } (-u $maxun)"
-	fi
+	say_left LEFT || :
 	rc=0
 	[ $((n_started + $(count DONE SKIP))) -eq "$total" ] || rc=1
 	summary "$rc"
@@ -565,6 +619,7 @@ while :; do
 	done <"$tmp/bwait"
 	go=$(sed -n 's/^START \([^ ]*\) .*/\1/p' "$tmp/plan")
 	for bn in $go; do start "$bn"; done
+	metrics_write
 	if [ -z "$under" ]; then
 		[ -z "$halt" ] || break
 		if [ "$waiting" = 1 ]; then
@@ -574,12 +629,7 @@ while :; do
 			read_draws
 			continue
 		fi
-		left=$(grep -c '^WAIT ' "$tmp/plan") || :
-		if [ "$left" -gt 0 ]; then
-			unav=$(sed -n 's/^UNAVAILABLE //p' "$tmp/plan")
-			say "$left node(s) left: ${unav% *} GPU node(s) are cordoned or not Ready, and maxUnavailable is ${unav#* } (-u $maxun)"
-			stopped=1
-		fi
+		! say_left WAIT || stopped=1
 		break
 	fi
 	# Until a node ends; while a node waits for a budget (or a drain the

@@ -130,10 +130,29 @@ t_out "drv-upgrade.sh gets -R, -N, -P and the options passed on" "-R -N -P -L -m
 # ends.
 cluster n1 n2 n3 n4
 echo gate >act.n1
-t_bg "$R" -L -p 2 -u 100% -m "$M" "$NEW"
+mkdir -p textfile
+t_bg "$R" -L -p 2 -u 100% -M "$D/textfile/rollout.prom" -m "$M" "$NEW"
 t_until 30 grep -q '^n4 upgrade-done$' out
 t_ok $? "n2, n3 and n4 are done while n1 is held"
 t_is "n1 is still under way" "$(grep -c '^n1 upgrade-done$' out)" 0
+# -M: the textfile as the run goes (written when its counts change).
+t_until 10 grep -q '^gpudrv_rollout_nodes_upgrades_done 3$' textfile/rollout.prom
+t_ok $? "-M: the textfile counts the three done"
+# (t_run would write over out, which the run writes: plain commands here)
+cp textfile/rollout.prom mid.prom
+grep '^gpudrv_rollout_nodes' mid.prom >mid.counts
+printf '%s\n' "gpudrv_rollout_nodes_upgrades_in_progress 1" "gpudrv_rollout_nodes_upgrades_done 3" \
+	"gpudrv_rollout_nodes_upgrades_failed 0" "gpudrv_rollout_nodes_upgrades_pending 0" \
+	"gpudrv_rollout_nodes_upgrades_available 0" >mid.expected
+t_cmp "one under way (n1), three done, none failed or pending, no start possible" mid.expected mid.counts
+t_grep "and when a node last moved" mid.prom "^gpudrv_rollout_last_progress_timestamp_seconds [0-9]*$"
+if command -v promtool >/dev/null 2>&1; then
+	promtool check metrics <mid.prom >/dev/null 2>&1
+	t_ok $? "promtool accepts it"
+else
+	t_skip "promtool check metrics: no promtool on this machine"
+fi
+t_is "nothing but the textfile in its directory (replaced whole)" "$(ls -A textfile)" rollout.prom
 : >go.n1
 t_wait 30
 t_rc 0 "then n1 ends too"
@@ -145,6 +164,19 @@ t_run awk '$1 == "start" { if (++u > 2) print "three under way at", $0 } $2 == "
 t_out "never more than two under way"
 t_run awk '$2 == "upgrade-done" { print $1 }' roll.out
 t_out "n1 ends last" n2 n3 n4 n1
+t_run grep '^gpudrv_rollout_nodes_upgrades_[a-z_]* [0-9]*$' textfile/rollout.prom
+t_out "-M at the end: four done" \
+	"gpudrv_rollout_nodes_upgrades_in_progress 0" "gpudrv_rollout_nodes_upgrades_done 4" \
+	"gpudrv_rollout_nodes_upgrades_failed 0" "gpudrv_rollout_nodes_upgrades_pending 0" \
+	"gpudrv_rollout_nodes_upgrades_available 0"
+t_run stat -c %a textfile/rollout.prom
+t_out "mode 0644, for node_exporter" 644
+rm -f kubectl.log
+: >notadir
+t_run "$R" -L -M "$D/notadir/x.prom" -m "$M" "$NEW"
+t_rc 2 "-M in a directory that is not one"
+t_grep "says so" err "^drv-rollout.sh: cannot write $D/notadir/x.prom (-M): .*; nothing was changed$"
+t_is "before any request" "$(cat kubectl.log 2>/dev/null | grep -c .)" 0
 
 # 2. A failure: no node starts after it, the ones under way end; the node
 # is named.

@@ -4,9 +4,11 @@
 # blocks a node), one node that never validates, one cordoned by hand, one
 # labelled to be skipped; gpu-feature-discovery played by a loop that
 # relabels a node once its driver restarted.  A first run is SIGKILLed
-# mid-batch (with everything it started), a second stops at the failed node,
-# a third (-c) completes; then every node is checked.  Last, on the lab's
-# three nodes, a dry run's plan and the real rollout that follows it.
+# with nodes under way (with everything it started), a second stops at the
+# failed node, a third (-c) completes; then every node is checked.  Then,
+# on the lab's three nodes, a dry run's plan and the real rollout that
+# follows it, rolling slots (one node's drain held for 40 s while the
+# others go through, a pair budget and maxUnavailable sampled), and signals.
 . "$(dirname "$0")/lib.sh"
 . "$T/e2e.sh"
 e2e_setup
@@ -152,7 +154,7 @@ gfd() {
 gfd &
 gfd_pid=$!
 { cat "$ROOT/lab/support-matrix.csv"; echo 550,5.15.0-107-generic,ubuntu22.04; } >matrix.csv
-R="drv-rollout.sh -m $PWD/matrix.csv -p 4 -u 50% -t 60 -g 8 -w 15"
+R="drv-rollout.sh -m $PWD/matrix.csv -p 4 -u 50% -t 60 -g 8 -w 15 -o $PWD/logs"
 
 # A missing image: refused before anything is touched.
 t_run drv-rollout.sh -m "$ROOT/lab/support-matrix.csv" -p 4 "$NEW"
@@ -172,18 +174,21 @@ cp out plan
 t_grep "ro-08 is left out for its label" out "^ro-08 skipped nvidia.com/gpu-driver-upgrade.skip=true$"
 t_grep "ro-05's budget is named, as pdb-check says it" out "^ro-05 gpu-drv/pinned BLOCKS gpu-drv/pinned-[a-z0-9-]* minAvailable=1 currentHealthy=1 desiredHealthy=1 disruptionsAllowed=0 needed=1: "
 t_grep "ro-05 is skipped" out "^ro-05 skipped budget$"
-t_grep "ro-07, cordoned, leads the first batch" out "^batch 1 ro-07 550-5.15.0-107-generic-ubuntu22.04$"
-t_grep "the summary" out "^plan: batches [0-9]* upgrade 20 done 0 failed 0 skipped 2 left 0$"
-# web's four nodes never share a batch.
-t_run awk '$1 == "batch" && $3 ~ /^ro-0[1-4]$/ { if (seen[$2]++) print "batch " $2 " has two web nodes" }' plan
-t_out "ro-01..04 (one budget, one disruption) are in four batches"
-t_run awk '$1 == "batch" { n[$2]++ } END { for (b in n) if (n[b] > 4) print "batch " b ": " n[b] }' plan
-t_out "no batch over -p 4"
+t_grep "ro-07, cordoned, starts first" out "^start 1 ro-07 550-5.15.0-107-generic-ubuntu22.04$"
+t_grep "the summary" out "^plan: upgrade 20 done 0 failed 0 skipped 2 left 0$"
+# web's four nodes: ro-01 first, the three others wait for its budget.
+t_run sed -n 's/^wait \(ro-0[1-4]\) budget gpu-drv\/web$/\1/p' plan
+t_out "ro-02..04 wait for web's budget (one disruption) while ro-01 is under way" ro-02 ro-03 ro-04
+# under RUN: the most nodes under way at once, from its records (a start,
+# until the node's upgrade-done or upgrade-failed).
+under() {
+	awk '$1 == "start" { if (++u > m) m = u } $2 == "upgrade-done" || $2 == "upgrade-failed" { u-- } END { print m + 0 }' "$1"
+}
 t_run kubectl get nodes -l "$S" -o name
 t_out "the dry run changed nothing"
 
 # drv-states.sh while it runs; then SIGKILL to the rollout and everything it
-# started (as a crash would) once batch 2 is under way.
+# started (as a crash would) once the fifth node has started.
 setsid sh -c "exec $R $NEW >run1.out 2>run1.err" &
 setsid_pid=$!
 # (until setsid has run, the pid is in the test's own group: never killed so)
@@ -191,10 +196,10 @@ e2e_until 10 sh -c "[ \"\$(ps -o pgid= -p $setsid_pid | tr -d ' ')\" = $setsid_p
 	{ kill -KILL "$setsid_pid"; echo "Bail out! setsid did not give the rollout a group"; exit 1; }
 pgid=$setsid_pid
 t_ok 0 "the first run leads a process group of its own"
-e2e_until 120 grep -q '^batch 2 ' run1.out
-t_ok $? "the first run reaches batch 2"
+e2e_until 120 grep -q '^start 5 ' run1.out
+t_ok $? "the first run starts its fifth node"
 e2e_until 60 sh -c "drv-states.sh -m $PWD/matrix.csv | grep -q ' validation-required cordoned '"
-t_ok $? "drv-states.sh shows a node of batch 2 waiting for validation"
+t_ok $? "drv-states.sh shows a node waiting for validation"
 kill -KILL "-$pgid"
 wait "$setsid_pid" 2>/dev/null
 sleep 1
@@ -213,12 +218,14 @@ t_run $R "$NEW"
 cp out run2.out
 cp err run2.err
 t_rc 1 "the second run stops at the failed node"
+k=$(grep -c . killed)
 while read -r n _; do
-	t_grep "it resumes $n in its first batch" run2.out "^batch 1 $n "
+	t_run awk -v n="$n" -v k="$k" '$1 == "start" && $3 == n && $2 <= k { print "first" }' run2.out
+	t_out "it resumes $n among its first $k starts" first
 done <killed
 t_grep "ro-20 ends upgrade-failed" run2.out "^ro-20 upgrade-failed$"
 t_grep "says where ro-20 stands" run2.err "^drv-rollout.sh: ro-20 is CORDONED and $S=upgrade-failed"
-t_grep "and that the run stopped after that batch" run2.err "^drv-rollout.sh: stopped after batch [0-9]*: ro-20 failed; run again with -c to go on past it$"
+t_grep "and that the run stopped" run2.err "^drv-rollout.sh: stopped: ro-20 failed; run again with -c to go on past it$"
 t_grep "the summary" run2.out "^done [0-9]* failed 1 skipped [0-9]* left [0-9]*$"
 
 t_run $R "$NEW"
@@ -250,20 +257,29 @@ done
 t_run kubectl get node ro-07 -o jsonpath='{.metadata.annotations.nvidia\.com/gpu-driver-upgrade\.node-initial-state\.unschedulable}'
 t_out "ro-07's initial-state annotation is gone"
 
-# Against the plan: the nodes it put in batches are the nodes upgraded (or,
-# ro-20, failed); the nodes it skipped are untouched.
-awk '$1 == "batch" { print $3 }' plan | sort >plan.batched
+# Against the plan: the nodes it starts are the nodes upgraded (or, ro-20,
+# failed); the nodes it skipped are untouched.
+awk '$1 == "start" { print $3 }' plan | sort >plan.started
 awk '$3 == "upgrade-done" || $3 == "upgrade-failed" { print $1 }' final | sort >final.touched
-t_cmp "the nodes the plan put in batches, and only those, were upgraded (or failed)" plan.batched final.touched
+t_cmp "the nodes the plan starts, and only those, were upgraded (or failed)" plan.started final.touched
 awk '$2 == "skipped" { print $1 }' plan | sort >plan.skipped
 awk 'NF == 2 { print $1 }' final | sort >final.untouched
 t_cmp "the nodes the plan skipped are untouched" plan.skipped final.untouched
 
-# The web budget was never drawn beyond what it allows: no two of ro-01..04
-# in one batch of any run.
+# The budgets were never drawn beyond what they allow: no drain of any run
+# was refused by one (kubectl drain retries an eviction the API refuses, and
+# says so), and no two of ro-01..04 were draining at once.
+t_run grep -l "violate the pod's disruption budget" logs/*.log
+t_out "no eviction refused for a budget, in any node's log"
+ls logs/*.log >/dev/null 2>&1
+t_ok $? "(the logs are there: -o)"
+cat run1.out run2.out run3.out >runs.out
+t_grep "a real run too says a node waits for web's budget" runs.out "^wait ro-0[2-4] budget gpu-drv/web$"
 for f in run1.out run2.out run3.out; do
-	t_run awk '$1 == "batch" && $3 ~ /^ro-0[1-4]$/ { if (seen[$2]++) print "batch " $2 " has two web nodes" }' "$f"
-	t_out "$f: ro-01..04 never in one batch"
+	t_run awk '$1 ~ /^ro-0[1-4]$/ && $2 == "drain-required" { if (d != "") print $1 " drains while " d " does"; d = $1 }
+		$1 == d && $2 == "pod-restart-required" { d = "" }' "$f"
+	t_out "$f: ro-01..04 never draining together"
+	t_is "$f: never more than 4 under way" "$([ "$(under "$f")" -le 4 ] && echo yes)" yes
 done
 
 # The lab's three nodes: the dry run's plan, then the rollout follows it.
@@ -279,18 +295,20 @@ t_ok $? "three trainers, one a node, trainer-pdb allowing one disruption"
 	570,5.15.0-107-generic,ubuntu22.04 570,6.8.0-45-generic,ubuntu24.04; } >lab.csv
 t_run drv-rollout.sh -L -D -p 3 -u 100% -m "$PWD/lab.csv" 570.86.10
 t_rc 0 "the lab's plan"
-t_out "three batches: the trainers' budget lets one node drain at a time" \
-	"batch 1 lab-node-0 570-5.15.0-119-generic-ubuntu22.04" \
-	"batch 2 lab-node-1 570-5.15.0-107-generic-ubuntu22.04" \
-	"batch 3 lab-node-2 570-6.8.0-45-generic-ubuntu24.04" \
-	"plan: batches 3 upgrade 3 done 0 failed 0 skipped 0 left 0"
+t_out "one node after the other: the trainers' budget lets one drain at a time" \
+	"start 1 lab-node-0 570-5.15.0-119-generic-ubuntu22.04" \
+	"wait lab-node-1 budget gpu-drv/trainer-pdb" \
+	"wait lab-node-2 budget gpu-drv/trainer-pdb" \
+	"start 2 lab-node-1 570-5.15.0-107-generic-ubuntu22.04" \
+	"start 3 lab-node-2 570-6.8.0-45-generic-ubuntu24.04" \
+	"plan: upgrade 3 done 0 failed 0 skipped 0 left 0"
 cp out labplan
 t_run drv-rollout.sh -L -p 3 -u 100% -w 60 -m "$PWD/lab.csv" 570.86.10
 t_rc 0 "the lab's rollout"
 cp out labrun
-grep '^batch ' labplan >labplan.batches
-grep '^batch ' labrun >labrun.batches
-t_cmp "it follows the plan, batch by batch" labplan.batches labrun.batches
+grep '^start ' labplan >labplan.starts
+grep '^start ' labrun >labrun.starts
+t_cmp "it follows the plan, start by start" labplan.starts labrun.starts
 grep '^lab-node-1 ' labrun | cut -d' ' -f2 >labrun.states
 e2e_states expected.states
 t_cmp "lab-node-1 goes through the eight states, one line each" expected.states labrun.states
@@ -356,11 +374,94 @@ e2e_holder_release
 rc=0
 wait "$run5" || rc=$?
 t_rc 0 "the rerun completes"
-grep '^batch ' run5.out | cut -d' ' -f3 >run5.nodes
+grep '^start ' run5.out | cut -d' ' -f3 >run5.nodes
 printf '%s\n' lab-node-1 lab-node-2 >expected.nodes
 t_cmp "it upgraded the two other nodes, not lab-node-0 again" expected.nodes run5.nodes
 t_run kubectl get nodes lab-node-0 lab-node-1 lab-node-2 -o jsonpath='{range .items[*]}{.metadata.labels.nvidia\.com/cuda\.driver\.major} {.metadata.labels.nvidia\.com/gpu-driver-upgrade-state} {.spec.unschedulable}{"\n"}{end}'
 t_out "the three nodes: driver 575, upgrade-done, schedulable" "575 upgrade-done " "575 upgrade-done " "575 upgrade-done "
+
+# Rolling slots: at -p 2, lab-node-0's drain held for 40 s by a pod that
+# never finishes terminating (a finalizer) holds one slot only: lab-node-1
+# and lab-node-2 go through the other meanwhile, one after the other, for a
+# budget they share (one pod on each, maxUnavailable 1).  A sampler reads
+# the nodes twice a second: never more than -u 2 cordoned, never lab-node-1
+# and lab-node-2 cordoned at once.
+ns delete deployment trainer --ignore-not-found --wait=true >/dev/null
+ns delete pdb trainer-pdb --ignore-not-found >/dev/null
+ns apply -f - >/dev/null <<'EOF'
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: pair}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: pair}}
+  template:
+    metadata: {labels: {app: pair}}
+    spec:
+      affinity:
+        nodeAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+            nodeSelectorTerms:
+            - matchExpressions:
+              - {key: kubernetes.io/hostname, operator: In, values: [lab-node-1, lab-node-2]}
+        podAntiAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+          - topologyKey: kubernetes.io/hostname
+            labelSelector: {matchLabels: {app: pair}}
+      containers: [{name: c, image: nginx}]
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: pair}
+spec:
+  maxUnavailable: 1
+  selector: {matchLabels: {app: pair}}
+EOF
+settled3() { [ "$(ns get pdb pair -o jsonpath='{.status.currentHealthy} {.status.disruptionsAllowed}')" = "2 1" ]; }
+e2e_until 90 settled3
+t_ok $? "pair: one pod on lab-node-1, one on lab-node-2, its budget allowing one disruption"
+printf '%s\n' 580,5.15.0-119-generic,ubuntu22.04 580,5.15.0-107-generic,ubuntu22.04 \
+	580,6.8.0-45-generic,ubuntu24.04 >>lab.csv
+e2e_holder lab-node-0
+t_ok $? "a pod on lab-node-0 that holds its drain"
+: >samples
+sampler() {
+	while :; do
+		kubectl get nodes lab-node-0 lab-node-1 lab-node-2 \
+			-o jsonpath='{range .items[*]}{.metadata.name}={.spec.unschedulable} {end}{"\n"}' >>samples 2>/dev/null
+		sleep 0.5
+	done
+}
+sampler &
+sampler_pid=$!
+drv-rollout.sh -L -p 2 -u 2 -w 60 -t 300 -m "$PWD/lab.csv" 580.65.06 >roll.out 2>roll.err &
+roll=$!
+e2e_until 60 grep -q '^lab-node-0 drain-required$' roll.out
+t_ok $? "lab-node-0's drain starts, and is held"
+held=$(date +%s)
+e2e_until 40 sh -c "grep -q '^lab-node-1 upgrade-done$' roll.out && grep -q '^lab-node-2 upgrade-done$' roll.out"
+t_ok $? "lab-node-1 and lab-node-2 are done while it is held"
+t_run kubectl get node lab-node-0 -o 'jsonpath={.spec.unschedulable} {.metadata.labels.nvidia\.com/gpu-driver-upgrade-state}'
+t_val "lab-node-0 is still draining" "true drain-required"
+while [ $(($(date +%s) - held)) -lt 40 ]; do sleep 1; done
+e2e_holder_release
+rc=0
+wait "$roll" || rc=$?
+t_rc 0 "once the pod is let go, lab-node-0 too, and the rollout ends"
+kill "$sampler_pid"
+wait "$sampler_pid" 2>/dev/null
+t_grep "the summary" roll.out "^done 3 failed 0 skipped 0 left 0$"
+t_run awk '$1 == "start" { print $3 }' roll.out
+t_out "lab-node-0 and lab-node-1 first, lab-node-2 in lab-node-1's slot" lab-node-0 lab-node-1 lab-node-2
+t_is "the sampler took samples (over 40 s)" "$([ "$(grep -c . samples)" -ge 40 ] && echo yes)" yes
+t_run awk '{ n = gsub(/=true/, "=true"); if (n > 2) print "over -u 2: " $0 }' samples
+t_out "never more than 2 nodes cordoned (-u 2)"
+t_run grep 'lab-node-1=true lab-node-2=true' samples
+t_out "never lab-node-1 and lab-node-2 cordoned together (their budget allows one)"
+t_run grep -c -e 'lab-node-0=true lab-node-1=true' -e 'lab-node-0=true lab-node-1=[a-z]* lab-node-2=true' samples
+t_is "both slots were used at once (lab-node-0 held, another node cordoned beside it)" "$([ "$(cat out)" -gt 0 ] && echo yes)" yes
+ns delete deployment pair --wait=true >/dev/null
+ns delete pdb pair >/dev/null
 
 # (waited for: a later test may make the namespace again)
 kubectl delete namespace gpu-operator --wait=true --timeout=90s >/dev/null
