@@ -482,13 +482,18 @@ say_left() {
 if [ "$dry" = 1 ]; then
 	read_draws
 	plan "$tmp/plan" "$tmp/draws" -D || finish 2
-	while read -r w a b c; do
-		case $w in
-		START) n_started=$((n_started + 1)) && out "start $n_started $a $b" ;;
-		WAIT) out "wait $a $b $c" ;;
-		BLOCKED) blocked "$a" ;;
-		esac
-	done <"$tmp/plan"
+	# The plan's records in one pass (5,000 nodes are 5,000 lines): each
+	# start numbered, each wait, and for a blocked drain pdb-check's lines
+	# of the node (the plan), then "node skipped budget".
+	awk 'FILENAME == ARGV[1] { if ($2 != "DRAWS" && $2 != "SKIP") why[$1] = why[$1] $0 "\n"; next }
+		$1 == "START" { print "start", ++n, $2, $3 }
+		$1 == "WAIT" { print "wait", $2, $3, $4 }
+		$1 == "BLOCKED" { printf "%s%s skipped budget\n", why[$2], $2 }' \
+		"$tmp/draws" "$tmp/plan" >"$tmp/stdout"
+	emit "$tmp/stdout" 0
+	n_started=$(grep -c '^START ' "$tmp/plan") || :
+	n_skipped=$((n_skipped + $(grep -c '^BLOCKED ' "$tmp/plan"))) || :
+	: >"$tmp/stdout"
 	say_left LEFT || :
 	rc=0
 	[ $((n_started + $(count DONE SKIP))) -eq "$total" ] || rc=1
