@@ -187,7 +187,8 @@ read_draws(struct plan *p, const char *path)
 		p->draws[p->ndr++].n = need;
 	}
 	lines_close(&l);
-	qsort(p->draws, p->ndr, sizeof *p->draws, by_node);
+	if (p->ndr > 0) /* (qsort of a null array, even empty, is undefined) */
+		qsort(p->draws, p->ndr, sizeof *p->draws, by_node);
 	for (i = 0; i < p->ndr; i++) {
 		n = &p->nodes[p->draws[i].node];
 		if (n->nd++ == 0)
