@@ -10,7 +10,7 @@
 #include "gpudrv.h"
 
 static const char usage[] =
-    "[-D] -v version [-p max-parallel] [-u max-unavailable] [-s scope] [-r running] [-g gone] facts draws";
+    "[-D] -v version [-p max-parallel] [-u max-unavailable] [-s scope] [-r running [-k held]] [-g gone] facts draws";
 
 int
 main(int argc, char **argv)
@@ -23,10 +23,11 @@ main(int argc, char **argv)
 
 	setprogname(argv[0]);
 	memset(&in, 0, sizeof in);
-	while ((c = nextopt(argc, argv, "Dg:hp:r:s:u:v:", usage)) != -1) {
+	while ((c = nextopt(argc, argv, "Dg:hk:p:r:s:u:v:", usage)) != -1) {
 		switch (c) {
 		case 'D': dry = 1; break;
 		case 'g': in.gone = optarg; break;
+		case 'k': in.held = optarg; break;
 		case 'p': par = optarg; break;
 		case 'r': in.running = optarg; break;
 		case 's': in.scope = optarg; break;

@@ -387,6 +387,7 @@ struct plan_input {
 	const char *scope;   /* the rollout's nodes, one a line, or NULL: all */
 	const char *running; /* the nodes under way, or NULL */
 	const char *gone;    /* the nodes this run is done with, or NULL */
+	const char *held;    /* "node budget": what each drew on when it started, or NULL */
 	const char *version; /* the driver version the rollout goes to */
 	long par;            /* maxParallelUpgrades, 0: no limit */
 	struct intstr maxun; /* maxUnavailable */

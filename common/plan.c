@@ -27,6 +27,7 @@ static const char *const waits[] = { "-", "parallel", "unavailable", "budget" };
 struct pdraw {
 	size_t node, budget;
 	long long n;
+	size_t line;
 };
 
 struct pbudget {
@@ -38,7 +39,9 @@ struct pbudget {
 struct pnode {
 	char *name, *tag;
 	int cls, down, rank;
-	int in_scope, running, gone, blocked;
+	int in_scope, running, gone;
+	int blocked;       /* its drain would be refused even alone */
+	char *held_by;     /* or only by a budget a node under way took: that one */
 	int why;           /* why it was not started at the last look: W_* */
 	size_t line;       /* of its facts record */
 	size_t d0, nd;     /* its draws: plan.draws[d0 .. d0 + nd) */
@@ -52,6 +55,7 @@ struct plan {
 	struct pdraw *draws;
 	size_t nn, nb, ndr, ncap, bcap, dcap;
 	struct strset *by_name, *by_budget;
+	struct strset *held;  /* the budgets the nodes under way took when they started */
 	long long extra; /* nodes under way the facts no longer list: they hold a slot */
 	long long unav;  /* down, or under way */
 	long long umax, pmax;
@@ -64,6 +68,26 @@ must_name(const char *s, const struct lines *l)
 		die("%s:%zu: %s is not a node name", l->name, l->lineno, qstr(s));
 }
 
+static int
+one_of(const char *s, const char *a, const char *b, const char *c)
+{
+	return strcmp(s, a) == 0 || strcmp(s, b) == 0 || (c != NULL && strcmp(s, c) == 0);
+}
+
+/* The fields of a labels2tag -F record, each a word of its kind. */
+static int
+record_ok(char *const *f)
+{
+	int i;
+
+	for (i = 0; i < 10; i++)
+		if (*f[i] == '\0')
+			return 0;
+	return strspn(f[3], "abcdefghijklmnopqrstuvwxyz-") == strlen(f[3]) &&
+	    one_of(f[4], "skip", "-", NULL) && one_of(f[5], "cordoned", "schedulable", NULL) &&
+	    one_of(f[6], "ready", "not-ready", "unknown") && one_of(f[7], "was-cordoned", "-", NULL);
+}
+
 static void
 read_facts(struct plan *p, const char *path, const char *version)
 {
@@ -74,8 +98,7 @@ read_facts(struct plan *p, const char *path, const char *version)
 
 	lines_open(&l, path);
 	while ((s = lines_next(&l, NULL)) != NULL) {
-		if (split_fields(s, f, 12) != 10 || (strcmp(f[5], "cordoned") != 0 &&
-		    strcmp(f[5], "schedulable") != 0) || (strcmp(f[4], "skip") != 0 && strcmp(f[4], "-") != 0))
+		if (split_fields(s, f, 12) != 10 || !record_ok(f))
 			die("%s:%zu: not a labels2tag -F record (node tag driver state skip cordon "
 			    "ready initial since cordoner)", l.name, l.lineno);
 		must_name(f[0], &l);
@@ -133,6 +156,32 @@ count_of(const char *s, int dash_ok)
 	return *end == '\0' ? v : -2;
 }
 
+/* namespace/name, neither empty. */
+static int
+budget_name(const char *s)
+{
+	const char *slash = strchr(s, '/');
+
+	return slash != NULL && slash != s && slash[1] != '\0' && strchr(slash + 1, '/') == NULL;
+}
+
+/*
+ * An obstacle to n's drain: a budget's BLOCKS (budget), or another.  A node
+ * is blocked unless every obstacle is a budget that a node under way took
+ * when it started: its drain evicted that budget's pod, and the budget
+ * allows none until the pod's replacement is Ready; the node waits for it.
+ */
+static void
+blocks(struct plan *p, struct pnode *n, const char *budget)
+{
+	if (budget != NULL && strset_get(p->held, budget) != 0) {
+		if (n->held_by == NULL)
+			n->held_by = xstrndup(budget, strlen(budget));
+		return;
+	}
+	n->blocked = 1;
+}
+
 /*
  * pdb-check -a's lines: "node DRAWS ns/name N A" (A: disruptionsAllowed, or
  * - when the status has none), "node SKIP ..." (a pod no budget is asked
@@ -147,7 +196,7 @@ read_draws(struct plan *p, const char *path)
 	struct pbudget *b;
 	char *s, *rest, *f[6];
 	long long need = 0, allowed = 0;
-	size_t bi, i;
+	size_t bi, i, j;
 	int nf;
 
 	lines_open(&l, path);
@@ -158,14 +207,17 @@ read_draws(struct plan *p, const char *path)
 		*rest++ = '\0';
 		must_name(s, &l);
 		f[0] = s;
-		nf = 1 + split_fields(rest, f + 1, 5);
+		nf = split_fields(rest, f + 1, 5); /* -1: more words than five (f[1..5] set) */
+		nf = nf < 0 ? 6 : nf + 1;
 		if ((n = node_of(p, s)) == NULL || strcmp(f[1], "SKIP") == 0)
 			continue;
+		if (*f[1] == '\0' || (nf > 2 && *f[2] == '\0'))
+			die("%s:%zu: not a pdb-check -a line (node, then what it says)", l.name, l.lineno);
 		if (strcmp(f[1], "DRAWS") != 0) {
-			n->blocked = 1;
+			blocks(p, n, nf > 2 && strcmp(f[2], "BLOCKS") == 0 ? f[1] : NULL);
 			continue;
 		}
-		if (nf != 5 || strchr(f[2], '/') == NULL || (need = count_of(f[3], 0)) < 1 ||
+		if (nf != 5 || !budget_name(f[2]) || (need = count_of(f[3], 0)) < 1 ||
 		    (allowed = count_of(f[4], 1)) < -1)
 			die("%s:%zu: not a DRAWS line (node DRAWS namespace/budget needed allowed)",
 			    l.name, l.lineno);
@@ -184,16 +236,21 @@ read_draws(struct plan *p, const char *path)
 		p->draws = xgrow(p->draws, &p->dcap, p->ndr + 1, 64, sizeof *p->draws);
 		p->draws[p->ndr].node = (size_t)(n - p->nodes);
 		p->draws[p->ndr].budget = bi - 1;
+		p->draws[p->ndr].line = l.lineno;
 		p->draws[p->ndr++].n = need;
 	}
-	lines_close(&l);
 	if (p->ndr > 0) /* (qsort of a null array, even empty, is undefined) */
 		qsort(p->draws, p->ndr, sizeof *p->draws, by_node);
 	for (i = 0; i < p->ndr; i++) {
 		n = &p->nodes[p->draws[i].node];
 		if (n->nd++ == 0)
 			n->d0 = i;
+		for (j = n->d0; j < i; j++)
+			if (p->draws[j].budget == p->draws[i].budget)
+				die("%s: node %s draws on %s twice (lines %zu and %zu)", l.name, n->name,
+				    p->budgets[p->draws[i].budget].name, p->draws[j].line, p->draws[i].line);
 	}
+	lines_close(&l);
 }
 
 enum { N_SCOPE, N_RUNNING, N_GONE };
@@ -224,6 +281,26 @@ read_names(struct plan *p, const char *path, int which)
 	return unlisted;
 }
 
+/* "node namespace/budget" lines: the budgets each node drew on when it
+ * started; those of the nodes under way are held. */
+static void
+read_held(struct plan *p, const char *path)
+{
+	struct lines l;
+	struct pnode *n;
+	char *s, *f[3];
+
+	lines_open(&l, path);
+	while ((s = lines_next(&l, NULL)) != NULL) {
+		if (split_fields(s, f, 3) != 2 || !budget_name(f[1]))
+			die("%s:%zu: not a \"node namespace/budget\" line", l.name, l.lineno);
+		must_name(f[0], &l);
+		if ((n = node_of(p, f[0])) != NULL && n->running)
+			strset_add(p->held, f[1], l.lineno);
+	}
+	lines_close(&l);
+}
+
 struct plan *
 plan_load(const struct plan_input *in)
 {
@@ -233,16 +310,19 @@ plan_load(const struct plan_input *in)
 	memset(p, 0, sizeof *p);
 	p->by_name = strset_new();
 	p->by_budget = strset_new();
+	p->held = strset_new();
 	read_facts(p, in->facts, in->version);
+	/* A node under way the API no longer lists holds its slot all the same. */
+	if (in->running != NULL)
+		p->extra = read_names(p, in->running, N_RUNNING);
+	if (in->held != NULL)
+		read_held(p, in->held);
 	read_draws(p, in->draws);
 	if (in->scope != NULL) {
 		for (i = 0; i < p->nn; i++)
 			p->nodes[i].in_scope = 0;
 		read_names(p, in->scope, N_SCOPE);
 	}
-	/* A node under way the API no longer lists holds its slot all the same. */
-	if (in->running != NULL)
-		p->extra = read_names(p, in->running, N_RUNNING);
 	if (in->gone != NULL)
 		read_names(p, in->gone, N_GONE);
 	p->umax = intstr_scaled(&in->maxun, (long long)p->nn);
@@ -258,6 +338,7 @@ plan_free(struct plan *p)
 	for (i = 0; i < p->nn; i++) {
 		free(p->nodes[i].name);
 		free(p->nodes[i].tag);
+		free(p->nodes[i].held_by);
 	}
 	for (i = 0; i < p->nb; i++)
 		free(p->budgets[i].name);
@@ -266,6 +347,7 @@ plan_free(struct plan *p)
 	free(p->draws);
 	strset_free(p->by_name);
 	strset_free(p->by_budget);
+	strset_free(p->held);
 	free(p);
 }
 
@@ -339,11 +421,6 @@ decide(struct plan *p, struct pnode **order, size_t n, long long *busy, FILE *ou
 		c = order[i];
 		if (!todo(c))
 			continue;
-		if (c->blocked) {
-			fprintf(out, "BLOCKED %s\n", c->name);
-			c->gone = 1;
-			continue;
-		}
 		c->why = p->pmax > 0 && *busy >= p->pmax ? W_PARALLEL :
 		    !c->down && p->unav >= p->umax ? W_UNAVAILABLE : W_NONE;
 		if (c->why != W_NONE) {
@@ -351,7 +428,18 @@ decide(struct plan *p, struct pnode **order, size_t n, long long *busy, FILE *ou
 				fprintf(out, "WAIT %s %s\n", c->name, waits[c->why]);
 			continue;
 		}
-		if ((b = no_room(p, c)) >= 0 && p->budgets[b].used == 0) {
+		if (c->blocked) {
+			fprintf(out, "BLOCKED %s\n", c->name);
+			c->gone = 1;
+			continue;
+		}
+		if (c->held_by != NULL) {
+			fprintf(out, "WAIT %s budget %s\n", c->name, c->held_by);
+			c->why = W_BUDGET;
+			continue;
+		}
+		if ((b = no_room(p, c)) >= 0 && p->budgets[b].used == 0 &&
+		    strset_get(p->held, p->budgets[b].name) == 0) {
 			/* too much for the budget alone: pdb-check says so, but
 			 * whatever it said, the node is not started */
 			fprintf(out, "BLOCKED %s\n", c->name);
@@ -396,6 +484,11 @@ plan_print(struct plan *p, int dry, FILE *out)
 	}
 	unav0 = p->unav;
 	qsort(order, n, sizeof *order, by_rank);
+	/* (a dry run ends the nodes under way first, in order) */
+	for (i = 0; i < n; i++)
+		if (order[i]->running)
+			order[i]->start = ++starts - (long long)n - 1;
+	starts = 0;
 	if (!dry) {
 		decide(p, order, n, &busy, out, 0, &starts);
 	} else {
@@ -404,10 +497,14 @@ plan_print(struct plan *p, int dry, FILE *out)
 		 * place among the unavailable (unless it was down before). */
 		for (;;) {
 			decide(p, order, n, &busy, out, 1, &starts);
+			if (p->extra > 0) { /* unlisted, under way: they end first */
+				p->extra--;
+				busy--;
+				continue;
+			}
 			first = n;
 			for (i = 0; i < n; i++)
-				if (order[i]->running && order[i]->start > 0 &&
-				    (first == n || order[i]->start < order[first]->start))
+				if (order[i]->running && (first == n || order[i]->start < order[first]->start))
 					first = i;
 			if (first == n)
 				break;

@@ -163,14 +163,17 @@ read_draws() {
 
 # plan OUT DRAWS [-D]: rollout-plan's decisions (rollout-plan(1)) into OUT,
 # from the nodes' facts, DRAWS, the nodes under way ($tmp/running) and those
-# this run is done with ($tmp/gone): which nodes start now (START node tag),
+# this run is done with ($tmp/gone), and the budgets each node under way
+# drew on when it started ($tmp/held: until its evicted pods' replacements
+# are Ready, such a budget allows none, and a node that needs it waits
+# rather than counts blocked): which nodes start now (START node tag),
 # which wait and for what (WAIT node parallel|unavailable|budget B), whose
 # drain would be refused even alone (BLOCKED), and what the others are
 # (DONE, SKIP, FAILED); with -D the whole rollout, as if the nodes ended in
 # the order they started.
 plan() {
 	"$planner" ${3:+"$3"} -v "$version" -p "$par" -u "$maxun" -s "$tmp/sel" -r "$tmp/running" \
-		-g "$tmp/gone" "$tmp/facts" "$2" >"$1" 2>"$tmp/plan.err" && return 0
+		-k "$tmp/held" -g "$tmp/gone" "$tmp/facts" "$2" >"$1" 2>"$tmp/plan.err" && return 0
 	say "the planner cannot decide:"
 	sed 's/^/    /' "$tmp/plan.err" >&2 || :
 	return 2
@@ -332,8 +335,11 @@ metrics_write() {
 	mw_under=$(echo "$under" | wc -w)
 	mw_done=$(count DONE)
 	mw_failed=$(count FAILED)
-	mw_pending=$(($(grep -c . "$tmp/sel") - mw_done - mw_failed - $(count SKIP) - mw_under))
-	[ "$mw_pending" -ge 0 ] || mw_pending=0
+	# pending: the rollout's nodes neither done, failed nor skipped, that
+	# this run has not started or skipped
+	mw_pending=$(awk 'FILENAME == ARGV[1] { if ($1 == "DONE" || $1 == "FAILED" || $1 == "SKIP") k[$2] = 1; next }
+		FILENAME == ARGV[2] { k[$1] = 1; next } !($1 in k) { n++ } END { print n + 0 }' \
+		"$tmp/mine" "$tmp/gone" "$tmp/sel")
 	mw_avail=$(grep -c '^START ' "$tmp/plan" 2>/dev/null) || :
 	mw_now="$mw_under $mw_done $mw_failed $mw_pending ${mw_avail:-0} $last_progress"
 	[ "$mw_now" != "$metrics_last" ] || return 0
@@ -362,6 +368,7 @@ metrics_write() {
 
 : >"$tmp/gone"
 : >"$tmp/running"
+: >"$tmp/held"
 : >"$tmp/stdout"
 : >"$tmp/draws"
 total=0
@@ -510,6 +517,7 @@ start() {
 	n_started=$((n_started + 1))
 	out "start $n_started $1 $(tag_of "$1")"
 	echo "$1" >>"$tmp/gone"
+	awk -v n="$1" '$1 == n && $2 == "DRAWS" { print n, $3 }' "$tmp/draws" >>"$tmp/held"
 	# (its records: this run's alone; -o: its log goes on from an earlier
 	# run's)
 	echo 0 >"$tmp/seen.$1"
@@ -628,6 +636,7 @@ while :; do
 	if [ -z "$under" ]; then
 		[ -z "$halt" ] || break
 		if [ "$waiting" = 1 ]; then
+			[ "$(time_left)" -gt 5 ] || gpudrv_abort "the run's deadline came ($gpudrv_why) while nodes waited for their budgets"
 			nap 5
 			lease_renew
 			facts_or_die

@@ -99,9 +99,30 @@ t_out "one of a budget's pair at a time; blocked drains named; x (no GPU node) p
 echo a >running
 P -v "$V" -p 0 -u 100% -r running -g running facts draws
 t_grep "a under way, its pod still on it: b still waits" out "^WAIT b budget web/pair$"
-grep -v '^a ' draws >draws.a
+# a's pod evicted: a draws on it no more, and the budget allows none until
+# the pod's replacement is Ready, so pdb-check says it blocks b.  a took it
+# when it started (-k): b waits for it, it is not blocked.
+{ grep -v -e '^a ' -e '^b DRAWS web/pair' draws
+  echo 'b DRAWS web/pair 1 0'
+  echo 'b web/pair BLOCKS web/b1 maxUnavailable=1 currentHealthy=1 desiredHealthy=1 disruptionsAllowed=0 needed=1: wait'; } >draws.a
+echo 'a web/pair' >held
+P -v "$V" -p 0 -u 100% -r running -k held -g running facts draws.a
+t_grep "a's pod evicted, the budget it took allows none: b waits for it" out "^WAIT b budget web/pair$"
 P -v "$V" -p 0 -u 100% -r running -g running facts draws.a
-t_grep "a's pod evicted (no longer drawn; the status counts it): b goes" out "^START b $TAG$"
+t_grep "without -k, b is blocked" out "^BLOCKED b$"
+: >running
+P -v "$V" -p 0 -u 100% -r running -k held facts draws.a
+t_grep "a no longer under way: what it took is not held" out "^BLOCKED b$"
+echo a >running
+{ grep -v -e '^a ' -e '^b DRAWS web/pair' draws; echo 'b DRAWS web/pair 1 1'; } >draws.b
+P -v "$V" -p 0 -u 100% -r running -k held -g running facts draws.b
+t_grep "a's pod back elsewhere, the budget allows one again: b goes" out "^START b $TAG$"
+# A node blocked behind the limits waits for a slot first: it is judged
+# blocked only when it could start (the -w clock starts then).
+P -v "$V" -p 1 -u 100% facts draws
+t_out "-p 1: a starts; d is not said blocked while it waits for a slot" \
+	"START a $TAG" "WAIT b parallel" "WAIT c parallel" "WAIT d parallel" "WAIT e parallel" "WAIT f parallel" "WAIT g parallel" \
+	"UNAVAILABLE 0 7"
 
 # 4. Done, skipped, failed, and -s, -g.
 {
@@ -149,6 +170,10 @@ t_out "-u 1 with one node down: u5 goes, the others are left" \
 P -D -v "$V" -p 2 -u 2 facts draws
 t_out "-u 2: one at a time beside u5, in order" \
 	"START u5 $TAG" "START u1 $TAG" "START u2 $TAG" "START u3 $TAG" "START u4 $TAG" "UNAVAILABLE 1 2"
+printf '%s\n' u3 gone-node >running
+P -D -v "$V" -p 2 -u 100% -r running -g running facts draws
+t_out "-D -r: the nodes under way end first, then the others start" \
+	"START u5 $TAG" "START u1 $TAG" "START u2 $TAG" "START u4 $TAG" "UNAVAILABLE 2 5"
 
 # 6. What labels2tag -F and pdb-check -a really print: the lab's three
 # nodes and the budget that lets one trainer go at a time.
@@ -188,6 +213,14 @@ fact N_1 >facts
 bad "not a node name" 'facts:1: "N_1" is not a node name' -v "$V" facts draws
 fact n1 "$OLD" - - drained >facts
 bad "a cordon field that is not one" "facts:1: not a labels2tag -F record (node tag driver state skip cordon ready initial since cordoner)" -v "$V" facts draws
+fact n1 "$OLD" - - schedulable Ready >facts
+bad "a ready field that is not one" "facts:1: not a labels2tag -F record (node tag driver state skip cordon ready initial since cordoner)" -v "$V" facts draws
+printf 'n1  %s - - schedulable ready - - -\n' "$OLD" >facts
+bad "an empty tag" "facts:1: not a labels2tag -F record (node tag driver state skip cordon ready initial since cordoner)" -v "$V" facts draws
+fact n1 >facts
+echo 'n1 web' >held
+echo n1 >running
+bad "a held line without a budget" 'held:1: not a "node namespace/budget" line' -v "$V" -r running -k held facts /dev/null
 fact n1 >facts
 echo 'n1 DRAWS web/pair x 1' >draws
 bad "a DRAWS line with no count" "draws:1: not a DRAWS line (node DRAWS namespace/budget needed allowed)" -v "$V" facts draws
@@ -196,6 +229,12 @@ bad "a DRAWS line cut short" "draws:1: not a DRAWS line (node DRAWS namespace/bu
 fact n2 >>facts
 printf '%s\n' 'n1 DRAWS web/pair 1 1' 'n2 DRAWS web/pair 1 0' >draws
 bad "two counts for one budget" "draws:2: budget web/pair allows 0 here, 1 before: not one read of the budgets" -v "$V" facts draws
+printf '%s\n' 'n1 DRAWS web/pair 1 1' 'n1 DRAWS web/other 1 1' 'n1 DRAWS web/pair 1 1' >draws
+bad "a budget drawn on twice by a node" "draws: node n1 draws on web/pair twice (lines 1 and 3)" -v "$V" facts draws
+echo 'n1 DRAWS /pair 1 1' >draws
+bad "a budget without its namespace" "draws:1: not a DRAWS line (node DRAWS namespace/budget needed allowed)" -v "$V" facts draws
+echo 'n1  DRAWS web/pair 1 1' >draws
+bad "two spaces" "draws:1: not a pdb-check -a line (node, then what it says)" -v "$V" facts draws
 echo 'n1' >draws
 bad "a node alone" "draws:1: not a pdb-check -a line (node, then what it says)" -v "$V" facts draws
 : >draws

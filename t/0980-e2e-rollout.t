@@ -56,35 +56,8 @@ EOF
 # one pod on ro-05, minAvailable 1: ro-05's drain is never allowed.  fill,
 # 18 pods anywhere, maxUnavailable 25%.
 e2e_namespace gpu-drv
+e2e_one_a_node web ro-01 ro-02 ro-03 ro-04 | ns apply -f - >/dev/null
 ns apply -f - >/dev/null <<'EOF'
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web}
-spec:
-  replicas: 4
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec:
-      affinity:
-        nodeAffinity:
-          requiredDuringSchedulingIgnoredDuringExecution:
-            nodeSelectorTerms:
-            - matchExpressions:
-              - {key: kubernetes.io/hostname, operator: In, values: [ro-01, ro-02, ro-03, ro-04]}
-        podAntiAffinity:
-          requiredDuringSchedulingIgnoredDuringExecution:
-          - topologyKey: kubernetes.io/hostname
-            labelSelector: {matchLabels: {app: web}}
-      containers: [{name: c, image: nginx}]
----
-apiVersion: policy/v1
-kind: PodDisruptionBudget
-metadata: {name: web}
-spec:
-  maxUnavailable: 1
-  selector: {matchLabels: {app: web}}
----
 apiVersion: apps/v1
 kind: Deployment
 metadata: {name: pinned}
@@ -388,35 +361,7 @@ t_out "the three nodes: driver 575, upgrade-done, schedulable" "575 upgrade-done
 # and lab-node-2 cordoned at once.
 ns delete deployment trainer --ignore-not-found --wait=true >/dev/null
 ns delete pdb trainer-pdb --ignore-not-found >/dev/null
-ns apply -f - >/dev/null <<'EOF'
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: pair}
-spec:
-  replicas: 2
-  selector: {matchLabels: {app: pair}}
-  template:
-    metadata: {labels: {app: pair}}
-    spec:
-      affinity:
-        nodeAffinity:
-          requiredDuringSchedulingIgnoredDuringExecution:
-            nodeSelectorTerms:
-            - matchExpressions:
-              - {key: kubernetes.io/hostname, operator: In, values: [lab-node-1, lab-node-2]}
-        podAntiAffinity:
-          requiredDuringSchedulingIgnoredDuringExecution:
-          - topologyKey: kubernetes.io/hostname
-            labelSelector: {matchLabels: {app: pair}}
-      containers: [{name: c, image: nginx}]
----
-apiVersion: policy/v1
-kind: PodDisruptionBudget
-metadata: {name: pair}
-spec:
-  maxUnavailable: 1
-  selector: {matchLabels: {app: pair}}
-EOF
+e2e_one_a_node pair lab-node-1 lab-node-2 | ns apply -f - >/dev/null
 settled3() { [ "$(ns get pdb pair -o jsonpath='{.status.currentHealthy} {.status.disruptionsAllowed}')" = "2 1" ]; }
 e2e_until 90 settled3
 t_ok $? "pair: one pod on lab-node-1, one on lab-node-2, its budget allowing one disruption"

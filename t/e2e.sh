@@ -112,6 +112,44 @@ e2e_no_operator_objects() {
 	kubectl delete clusterpolicies.nvidia.com,gpuclusters.nvidia.com,nvidiadrivers.nvidia.com --all >/dev/null 2>&1
 }
 
+# e2e_one_a_node NAME NODE...: the YAML of a Deployment NAME with one
+# replica on each NODE (no two on one: anti-affinity) and its budget,
+# maxUnavailable 1: the nodes' drains take turns.
+e2e_one_a_node() {
+	e2e_n=$1
+	shift
+	e2e_v=$(echo "$*" | sed 's/ /, /g')
+	cat <<EOF2
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: $e2e_n}
+spec:
+  replicas: $#
+  selector: {matchLabels: {app: $e2e_n}}
+  template:
+    metadata: {labels: {app: $e2e_n}}
+    spec:
+      affinity:
+        nodeAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+            nodeSelectorTerms:
+            - matchExpressions:
+              - {key: kubernetes.io/hostname, operator: In, values: [$e2e_v]}
+        podAntiAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+          - topologyKey: kubernetes.io/hostname
+            labelSelector: {matchLabels: {app: $e2e_n}}
+      containers: [{name: c, image: nginx}]
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: $e2e_n}
+spec:
+  maxUnavailable: 1
+  selector: {matchLabels: {app: $e2e_n}}
+EOF2
+}
+
 # e2e_namespace NS: creates NS and waits for its default service account.
 e2e_namespace() {
 	kubectl create namespace "$1" >/dev/null &&
