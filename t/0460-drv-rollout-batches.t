@@ -236,7 +236,7 @@ cluster n1
 echo hang >act.n1
 # (Under valgrind or the sanitizers the filters take seconds before the
 # node starts: the deadline must fall while it is under way all the same.)
-dl=4
+dl=10
 [ "${GPUDRV_VALGRIND:-0}${GPUDRV_SANITIZED:-0}" = 00 ] || dl=40
 GPUDRV_TIMEOUT=$dl t_run "$R" -p 1 -u 100% -m "$M" "$NEW"
 t_rc 2 "the run's deadline"
