@@ -211,7 +211,7 @@ table drv-rollout.sh fleet none x/bin/drv-rollout.sh -L -p 2 -u 100% -m "$M" "$N
 rm -f calls gets
 fleet
 FAULT_AT=5 FAULT=empty t_run x/bin/drv-rollout.sh -L -p 1 -u 100% -m "$M" "$NEW"
-t_rc 2 "drv-rollout.sh: the node list after batch 1 is empty"
+t_rc 2 "drv-rollout.sh: the node list after the first node ended is empty"
 t_run grep -c '^done ' out
 t_out "no summary line is made up" 0
 # A whole answer that no longer lists the rollout's nodes (deleted): each

@@ -273,11 +273,11 @@ kubectl -n gpudrv delete lease gpudrv-rollout --ignore-not-found >/dev/null # (a
 t_run as_upgrader drv-rollout.sh -L -p 1 -u 100% -t 60 -m "$M" 550.90.07
 t_rc 0 "drv-rollout.sh -L as the upgrader (lab-node-2 back to 550.90.07)"
 {
-	echo "batch 1 lab-node-2 550-6.8.0-45-generic-ubuntu24.04"
+	echo "start 1 lab-node-2 550-6.8.0-45-generic-ubuntu24.04"
 	sed 's/^/lab-node-2 /' states.all
 	echo "done 3 failed 0 skipped 0 left 0"
 } >rollout.expected
-t_cmp "one batch, the eight states, the summary" rollout.expected out
+t_cmp "one start, the eight states, the summary" rollout.expected out
 no_forbidden "no request was refused"
 t_run drv lab-node-2
 t_val "lab-node-2 is schedulable, on 550.90.07, upgrade-done" /550.90.07/upgrade-done
