@@ -661,7 +661,7 @@ func (w *world) report(ctx context.Context, tool string, start time.Time, elapse
 	if len(left) > 6 {
 		left = append(left[:6], fmt.Sprintf("...+%d", len(left)-6))
 	}
-	fmt.Printf("result tool=%s n=%d p=%d u=%s allowed_unavailable=%d elapsed_s=%.1f done=%d failed=%d other=%d new_driver=%d cordoned_at_end=%d samples=%d violation_samples=%d first_violation=%s max_unavailable=%d requests=%d driver_delays=%d delay_sum_s=%.1f delay_max_s=%.1f lower_bound_s=%.1f left=%s %s\n",
+	fmt.Fprintf(resultOut, "result tool=%s n=%d p=%d u=%s allowed_unavailable=%d elapsed_s=%.1f done=%d failed=%d other=%d new_driver=%d cordoned_at_end=%d samples=%d violation_samples=%d first_violation=%s max_unavailable=%d requests=%d driver_delays=%d delay_sum_s=%.1f delay_max_s=%.1f lower_bound_s=%.1f left=%s %s\n",
 		tool, w.o.nodes, w.o.par, w.o.maxUnav, w.allowUn, elapsed, done, failed, other, newDriver, cordoned,
 		w.samples, w.violate, orDash(w.violPair), w.maxUnav, requests, len(w.delays), sum, max, lb, orDash(strings.Join(left, ",")), extra)
 }
@@ -713,6 +713,12 @@ func runOperator(ctx context.Context, cfg *rest.Config, o *opts) {
 	logFile, err := os.Create(fmt.Sprintf("%s/operator-n%d-p%d.log", o.out, o.nodes, o.par))
 	check(err)
 	defer logFile.Close()
+
+	// The library's drain writes kubectl's words to os.Stdout: to the log,
+	// with the result line alone on the real standard output.
+	resultOut = os.Stdout
+	os.Stdout = logFile
+	defer func() { os.Stdout = resultOut }()
 
 	upgrade.SetDriverName("gpu")
 	oi := kubernetes.NewForConfigOrDie(oc)
@@ -833,6 +839,9 @@ func runOperator(ctx context.Context, cfg *rest.Config, o *opts) {
 	logf("operator: %s after %.0fs (%d reconciles, %d errors)", why, time.Since(start).Seconds(), reconciles, errs)
 	w.report(ctx, "operator", start, elapsed, n, fmt.Sprintf("reconciles=%d errors=%d end=%q", reconciles, errs, why))
 }
+
+// resultOut: where the result line goes (the real standard output).
+var resultOut = os.Stdout
 
 func sameMap(a, b map[string]string) bool {
 	if len(a) != len(b) {
