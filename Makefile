@@ -172,4 +172,16 @@ bench-rollout: all bench/out/gen-nodes
 	@sh .ci/deps test
 	@sh bench/rollout.sh
 
-.PHONY: bench bench-audit bench-fleet bench-rollout
+# The GPU Operator's own upgrade library (bench/operator/, a Go program of
+# its own module) and drv-rollout.sh on the same kwok fleet of the sandbox
+# (bench/operator/run.sh; its env sets the scale).
+GO_CMD = $$(command -v go || echo /usr/local/go/bin/go)
+bench/out/operator-bench: bench/operator/main.go bench/operator/go.mod bench/operator/go.sum
+	@mkdir -p bench/out
+	cd bench/operator && GOFLAGS=-mod=readonly "$(GO_CMD)" build -p 1 -trimpath -o ../out/operator-bench .
+
+bench-operator: all bench/out/operator-bench
+	@sh .ci/deps test
+	@sh bench/operator/run.sh
+
+.PHONY: bench bench-audit bench-fleet bench-rollout bench-operator
