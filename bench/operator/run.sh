@@ -44,6 +44,8 @@ die() { say "$*"; exit 1; }
 
 # The sandbox (up.sh says "already running" when it is).
 eval "$(sh sandbox/up.sh)"
+# (sandbox/lib.sh reads $here, and sets bin, state, logs and the ports)
+# shellcheck disable=SC2034
 here=$root/sandbox
 # shellcheck source=../../sandbox/lib.sh
 . sandbox/lib.sh
@@ -74,8 +76,9 @@ awk -v dmin=$((DMIN * 1000)) -v dmax=$((DMAX * 1000)) '
 		print "    jitterDurationMilliseconds: " dmax
 	}
 	{ print }' sandbox/stages/pod-ready.yaml >"$stage.new"
-grep -q 'name: bench-driver-ready' "$stage.new" && grep -q 'jitterDurationMilliseconds' "$stage.new" ||
+if ! grep -q 'name: bench-driver-ready' "$stage.new" || ! grep -q 'jitterDurationMilliseconds' "$stage.new"; then
 	die "cannot make the driver stage from sandbox/stages/pod-ready.yaml"
+fi
 p=$(live_pid kwok)
 [ -n "$p" ] || die "the sandbox's kwok does not run"
 if ! cmp -s "$stage.new" "$stage" || ! tr '\0' '\n' <"/proc/$p/cmdline" | grep -qx "$stage"; then
@@ -167,6 +170,6 @@ function v(k,   i, a) { for (i = 2; i <= NF; i++) { split($i, a, "="); if (a[1] 
 	lb = v("lower_bound_s")
 	printf "%-5s %-3s %-8s %9s %5s %6s %6s %10s %7s  %-22s %8s %6s\n", v("n"), v("p"), t, v("elapsed_s"), v("done"), v("failed"), v("other"), v("violation_samples") "/" v("samples"), v("max_unavailable") "/" v("allowed_unavailable"), req, lb, (lb > 0 ? sprintf("%.2f", v("elapsed_s") / lb) : "-")
 }' "$results" | {
-	printf "%-5s %-3s %-8s %9s %5s %6s %6s %10s %7s  %-22s %8s %6s\n" N P tool time-s done failed left viol/samp maxunav "API requests" bound-s x-bound
+	printf "%-5s %-3s %-8s %9s %5s %6s %6s %10s %7s  %-22s %8s %6s\n" N P tool time-s "done" failed left viol/samp maxunav "API requests" bound-s x-bound
 	cat
 }
