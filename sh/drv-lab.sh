@@ -265,9 +265,19 @@ run "$home/drv-audit.sh" >/dev/null
 show "   audit: OK"
 
 step "8. the state machine and the report"
-# The states drv-upgrade.sh moved lab-node-1 through, in their order.
-sed -n 's/^drv-upgrade.sh: lab-node-1: nvidia.com\/gpu-driver-upgrade-state=//p' "$out/upgrade.log" \
-	>"$out/upgrade-states.txt"
+# The GPU Operator's states, in its documented order (without
+# wait-for-jobs-required and upgrade-failed).  drv-upgrade.sh writes those
+# where the node waits, each with what goes with it (drv-upgrade.sh(1)):
+# the ones it wrote for lab-node-1 must come in that order.
+printf '%s\n' upgrade-required cordon-required pod-deletion-required drain-required \
+	pod-restart-required validation-required uncordon-required upgrade-done >"$tmp/states"
+sed -n 's/^drv-upgrade.sh: lab-node-1: nvidia.com\/gpu-driver-upgrade-state=//p' "$out/upgrade.log" >"$tmp/written"
+awk 'FILENAME == ARGV[1] { at[$0] = FNR; next }
+	!($0 in at) || at[$0] <= last { bad = 1 } { last = at[$0]; n++ }
+	END { exit bad || n == 0 }' "$tmp/states" "$tmp/written" ||
+	lab_die "drv-upgrade.sh wrote states out of the operator's order: $(tr '\n' ' ' <"$tmp/written")"
+show "   states written: $(tr '\n' ' ' <"$tmp/written")"
+cp "$tmp/states" "$out/upgrade-states.txt"
 [ "$(jp node/lab-node-1 '{.metadata.labels.nvidia\.com/gpu-driver-upgrade-state}')" = upgrade-done ] ||
 	k label node lab-node-1 --overwrite nvidia.com/gpu-driver-upgrade-state=upgrade-done >/dev/null
 run "$home/drv-audit.sh" >"$tmp/audit"

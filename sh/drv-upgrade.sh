@@ -9,7 +9,7 @@
 set -eu
 
 prog=drv-upgrade.sh
-usage_line="usage: $prog [-LNPR] [-d drain-log] [-m matrix] [-t drain-timeout] [-w budget-wait] [-g validate-timeout] [-j job-selector [-J job-timeout]] [-n driver-namespace] [-s driver-selector] node version"
+usage_line="usage: $prog [-LNPR] [-b budgets-read] [-d drain-log] [-m matrix] [-t drain-timeout] [-w budget-wait] [-g validate-timeout] [-j job-selector [-J job-timeout]] [-n driver-namespace] [-s driver-selector] node version"
 STATE=nvidia.com/gpu-driver-upgrade-state
 INITIAL=nvidia.com/gpu-driver-upgrade.node-initial-state.unschedulable
 SKIP=nvidia.com/gpu-driver-upgrade.skip
@@ -36,6 +36,7 @@ validate_timeout=600
 driver_ns=gpu-operator
 driver_sel=app=nvidia-driver-daemonset
 drain_log=
+budgets_read=  # -b: the budgets and the node's pods as the caller just read them
 wait_given=0
 wait_sel=      # -j: the pods to wait for after the cordon (waitForCompletion.podSelector)
 wait_timeout=  # -J: how long, 0 for as long as the run lasts (waitForCompletion.timeoutSeconds)
@@ -45,6 +46,7 @@ while [ $# -gt 0 ]; do
 	-R | --resumable) resumable=1 ;;
 	-N | --no-audit) no_audit=1 ;;
 	-P | --progress) progress=1 ;;
+	-b | --budgets-read) [ $# -ge 2 ] || usage; budgets_read=$2; shift ;;
 	-d | --drain-log) [ $# -ge 2 ] || usage; drain_log=$2; shift ;;
 	-m | --matrix) [ $# -ge 2 ] || usage; matrix=$2; shift ;;
 	-t | --drain-timeout) [ $# -ge 2 ] || usage; drain_timeout=$(seconds "$2" "$1") || finish 2; shift ;;
@@ -71,6 +73,7 @@ fi
 [ "$wait_given" = 0 ] || check_value -j "$wait_sel" "a label selector (job=train, 'app in (a,b)')"
 check_value -n "$driver_ns" "a namespace"
 check_value -s "$driver_sel" "a label selector (app=nvidia-driver-daemonset)"
+[ -z "$budgets_read" ] || check_file -b "$budgets_read"
 wait_timeout=${wait_timeout:-0}
 labels2tag=$(find_tool labels2tag) || finish 2
 matrix_grep=$(find_tool matrix-grep) || finish 2
@@ -155,13 +158,31 @@ running_jobs() {
 	jobs_named=$(awk 'NR <= 5 { printf "%s%s", (NR > 1 ? " " : ""), $0 } END { if (NR > 5) printf " and %d more", NR - 5 }' "$tmp/jobs")
 }
 
+# set_state STATE [LABELS [ANNOTATIONS [SPEC]]]: the upgrade-state label
+# STATE, with the members given ("key":value,... of the node's other labels,
+# its annotations, its spec), in one merge patch of the node (field manager
+# gpudrv).  The API server answers with the node as it is after the write:
+# read into facts' variables, so that what took is seen without another GET.
+# Status 1, said, when the write or its answer fails.
 set_state() {
-	if ! kc /dev/null "$tmp/err" label node "$node" --overwrite "$STATE=$1"; then
+	p="\"labels\":{\"$STATE\":\"$1\"${2:+,$2}}"
+	[ -z "${3:-}" ] || p="$p,\"annotations\":{$3}"
+	p="{\"metadata\":{$p}"
+	[ -z "${4:-}" ] || p="$p,\"spec\":{$4}"
+	if ! kc "$tmp/look" "$tmp/err" patch node "$node" --type=merge --field-manager=gpudrv -p "$p}" -o json; then
 		say "cannot set $STATE=$1 on $node: $(said "$tmp/err")"
 		return 1
 	fi
 	cur_state=$1
 	state_set=1
+	if ! facts "$tmp/look"; then
+		say "$node: the API's answer to setting $STATE=$1 cannot be read: $(said "$tmp/err")"
+		return 1
+	fi
+	if [ "$n_state" != "$1" ]; then
+		say "$node: the API answered the write of $STATE=$1 with $STATE=$n_state"
+		return 1
+	fi
 	say "$node: $STATE=$1"
 	record "$1"
 }
@@ -303,12 +324,16 @@ esac
 
 # Step 2: headroom in every budget the drain would draw on.  Two GETs, the
 # API server's own JSON: every budget, and the node's pods (the drain evicts
-# no other).  (check_node let only [a-z0-9.-] through: nothing to encode but
-# the '='.)
+# no other); with -b, the first look is the caller's answers to the same two
+# GETs.  (check_node let only [a-z0-9.-] through: nothing to encode but the
+# '='.)
 pods_on_node="/api/v1/pods?fieldSelector=spec.nodeName%3D$node"
 waited=0
 while :; do
-	if ! get_budget_pods "$tmp/pp" "$pods_on_node"; then
+	if [ -n "$budgets_read" ] && [ "$waited" = 0 ]; then
+		cp -- "$budgets_read" "$tmp/pp" 2>"$tmp/err" ||
+			die "cannot read the budgets and pods of -b $budgets_read: $(said "$tmp/err"); nothing was changed"
+	elif ! get_budget_pods "$tmp/pp" "$pods_on_node"; then
 		say "$node: the budgets and the node's pods cannot be read; nothing was changed"
 		finish 2
 	fi
@@ -339,32 +364,34 @@ if [ -n "$wait_sel" ]; then
 fi
 
 # Was the node schedulable before any upgrade began?  A resume keeps the
-# first run's answer, as the GPU Operator does with its initial-state annotation.
+# first run's answer, as the GPU Operator does with its initial-state
+# annotation, written with the cordon.
+initial_note=
 if [ "$initial" = true ]; then
 	we_cordoned=0
 elif [ "$unsched" = true ] && { [ -z "$prev_state" ] || [ "$prev_state" = upgrade-done ]; }; then
 	# A fresh upgrade of a node someone cordoned: it stays cordoned.
 	we_cordoned=0
-	kc /dev/null "$tmp/err" annotate node "$node" --overwrite "$INITIAL=true" ||
-		on_fail "cannot annotate: $(said "$tmp/err")" 2
+	initial_note="\"$INITIAL\":\"true\""
 else
 	we_cordoned=1
 fi
 
-# Steps 3 to 6, recorded in the operator's states.
-set_state upgrade-required || on_fail "the API refused a label" 2
-set_state cordon-required || on_fail "the API refused a label" 2
+# Steps 3 to 6, recorded in the operator's states.  The cordon and the
+# state the operator's cordon leads to (wait-for-jobs-required, or with no
+# job to wait for and no pod deletion, drain-required) are one write: no
+# moment when the node is cordoned and its state says otherwise.  Its
+# answer is the node after it: the cordon is seen to have taken.
+first_state=drain-required
+[ -z "$wait_sel" ] || first_state=wait-for-jobs-required
 phase=cordoned
-kc /dev/null "$tmp/err" cordon "$node" || on_fail "cordon failed: $(said "$tmp/err")" 2
-# kubectl cordon exits 0 even when the API refuses the patch: look.
-look || on_fail "cannot read the node after the cordon: $(said "$tmp/err")" 2
+set_state "$first_state" "" "$initial_note" '"unschedulable":true' || on_fail "the cordon was not written" 2
 [ "$n_cordon" = cordoned ] || on_fail "the cordon did not take: the API left the node schedulable" 2
 cordoned=1
 # With -j, the operator's wait-for-jobs-required: the pods it selects on the
 # node end (Succeeded or Failed), or -J passes and the drain evicts them as
 # it evicts the rest.  With -J 0 only the run's deadline ends the wait.
 if [ -n "$wait_sel" ]; then
-	set_state wait-for-jobs-required || on_fail "the API refused a label" 2
 	if [ "$wait_timeout" -gt 0 ]; then limit="at most ${wait_timeout}s (-J)"; else limit="until the run's deadline (-J 0)"; fi
 	t0=$(date +%s)
 	first=1
@@ -392,9 +419,8 @@ if [ -n "$wait_sel" ]; then
 		[ "$(time_left)" -gt 1 ] ||
 			on_fail "the run's deadline came ($gpudrv_why) while $njobs pod(s) matching '$wait_sel' still ran, after $(($(date +%s) - t0))s: $jobs_named" 2
 	done
+	set_state drain-required || on_fail "the API refused a label" 2
 fi
-set_state pod-deletion-required || on_fail "the API refused a label" 2
-set_state drain-required || on_fail "the API refused a label" 2
 say "$node: kubectl drain --timeout=${drain_timeout}s"
 # kubectl's words go to stderr as they come, indented, and to a file (-d):
 # through a fifo and a reader beside it, so that kubectl itself is the child
@@ -416,21 +442,28 @@ fi
 [ "$drain_rc" = 0 ] || on_fail "drain failed (exit $drain_rc): see kubectl's words above" 1
 phase=drained
 
-set_state pod-restart-required || on_fail "the API refused a label" 2
 if [ "$lab" = 1 ]; then
-	# The lab has no driver: loading it is the change of the three labels.
-	kc /dev/null "$tmp/err" label node "$node" --overwrite "$L_MAJOR=$major" "$L_MINOR=$minor" "$L_REV=$rev" ||
-		on_fail "cannot set the driver labels: $(said "$tmp/err")" 2
+	# The lab has no driver: loading it is the change of the three labels,
+	# written with validation-required (the restart is that write).
+	set_state validation-required "\"$L_MAJOR\":\"$major\",\"$L_MINOR\":\"$minor\",\"$L_REV\":\"$rev\"" ||
+		on_fail "cannot set the driver labels" 2
 else
 	# The driver pod on the node restarts with the new image.
+	set_state pod-restart-required || on_fail "the API refused a label" 2
 	kc "$tmp/del" "$tmp/err" delete pod -n "$driver_ns" -l "$driver_sel" --field-selector "spec.nodeName=$node" \
 		--wait=false || on_fail "cannot restart the driver pod: $(said "$tmp/err")" 2
 	grep -q . "$tmp/del" || say "$node: warning: no driver pod ($driver_sel in $driver_ns) on the node"
+	set_state validation-required || on_fail "the API refused a label" 2
 fi
-
-set_state validation-required || on_fail "the API refused a label" 2
+# The driver the node reports, from the answer to the last write, then a
+# look every 2 seconds.
+have=$n_driver
 waited=0
-while :; do
+while [ "$have" != "$version" ]; do
+	[ "$waited" -lt "$validate_timeout" ] ||
+		on_fail "gpu-feature-discovery reports driver '$have', not $version, after ${waited}s" 2
+	nap 2
+	waited=$((waited + 2))
 	# A look that fails is not an answer: said, and tried again.
 	have=
 	if look; then
@@ -438,29 +471,24 @@ while :; do
 	else
 		say "$node: warning: cannot read the node while waiting for the driver: $(said "$tmp/err"); looking again"
 	fi
-	[ "$have" != "$version" ] || break
-	[ "$waited" -lt "$validate_timeout" ] ||
-		on_fail "gpu-feature-discovery reports driver '$have', not $version, after ${waited}s" 2
-	nap 2
-	waited=$((waited + 2))
 done
 say "$node: the node reports driver $version"
 
-# A node cordoned before the upgrade goes from validation-required straight
-# to upgrade-done, as the operator moves it (its initial-state annotation).
+# The end in one write: upgrade-done, the initial-state annotation gone,
+# and the uncordon of a node this run cordoned (the operator's
+# uncordon-required and upgrade-done at once).  A node cordoned before the
+# upgrade goes from validation-required to upgrade-done and stays cordoned,
+# as the operator moves it.
 if [ "$we_cordoned" = 1 ]; then
-	set_state uncordon-required || on_fail "the API refused a label" 2
-	kc /dev/null "$tmp/err" uncordon "$node" || on_fail "uncordon failed: $(said "$tmp/err")" 2
 	phase=uncordoned
-	look || on_fail "cannot read the node after the uncordon: $(said "$tmp/err")" 2
+	set_state upgrade-done "" "\"$INITIAL\":null" '"unschedulable":null' || on_fail "the uncordon was not written" 2
 	[ "$n_cordon" = schedulable ] || on_fail "the uncordon did not take: the node is still cordoned" 2
 	cordoned=0
 else
 	say "$node: left cordoned: it was unschedulable before the upgrade began"
+	phase=validated
+	set_state upgrade-done "" "\"$INITIAL\":null" || on_fail "the API refused a label" 2
 fi
-phase=validated
-kc /dev/null /dev/null annotate node "$node" "$INITIAL-" || :
-set_state upgrade-done || on_fail "the API refused a label" 2
 phase=finished
 
 # Step 7: the fleet after the change, in what is left of the run (not with

@@ -64,7 +64,7 @@ case $* in
 	cat "$FAKE_DATA/upgrade/$f"
 	echo --end--
 	;;
-*" label node lab-node-1 --overwrite nvidia.com/gpu-driver-upgrade-state=${FAKE_DENY:-none}")
+*" patch node lab-node-1 "*"\"nvidia.com/gpu-driver-upgrade-state\":\"${FAKE_DENY:-none}\""*)
 	# A webhook's denial: two lines, the second like one of the script's own.
 	printf '%s\n' "$*" >>"$F/kubectl.log"
 	echo 'Error from server: admission webhook "policy.example" denied the request:' >&2
@@ -92,11 +92,17 @@ fresh() {
 	echo "${1:-}" >fake/unsched
 	rm -f kubectl.log jobs.calls
 }
+# states: the state labels written, in order, by a write of the node
+# (a merge patch) or a label (the failure path's).
+states() {
+	sed -n -e "s|^--request-timeout=[0-9]*s label node lab-node-1 --overwrite $S=||p" \
+		-e "s|^--request-timeout=[0-9]*s patch node lab-node-1 .*\"$S\":\"\([^\"]*\)\".*|\1|p" kubectl.log
+}
 # t_states DESC STATE...: the state labels written, in this order.
 t_states() {
 	d=$1
 	shift
-	sed -n "s|^--request-timeout=[0-9]*s label node lab-node-1 --overwrite $S=||p" kubectl.log >states
+	states >states
 	printf '%s\n' "$@" >states.expected
 	t_cmp "$d" states.expected states
 }
@@ -131,26 +137,43 @@ before_drain() {
 drain() {
 	e "kubectl drain --timeout=300s"
 	printf '    %s\n' "node/lab-node-1 already cordoned" "node/lab-node-1 drained"
-	set_to pod-restart-required validation-required
+	set_to validation-required
 	e "the node reports driver 550.90.07"
 }
 OUT_DONE="lab-node-1 upgrade-done 550.90.07 550-5.15.0-107-generic-ubuntu22.04"
 
-# 1. A node schedulable before: the eight states, the node uncordoned.
+# writes PATTERN: how many of the node's writes (merge patches) send
+# PATTERN (a basic regex).
+writes() {
+	calls "patch node lab-node-1 --type=merge --field-manager=gpudrv -p .*$1"
+}
+
+# 1. A node schedulable before: the operator's states, the node uncordoned.
 fresh
 t_run up lab-node-1 550.90.07
 t_rc 0 "a whole upgrade of a schedulable node"
 t_out "prints the audit and the result" "audit: OK" "$OUT_DONE"
 {
 	before_drain
-	set_to upgrade-required cordon-required pod-deletion-required drain-required
+	set_to drain-required
 	drain
-	set_to uncordon-required upgrade-done
+	set_to upgrade-done
 } >err.expected
 t_cmp "says each step" err.expected err
-t_states "passes the eight states, uncordon-required among them" upgrade-required cordon-required \
-	pod-deletion-required drain-required pod-restart-required validation-required uncordon-required upgrade-done
-t_is "uncordons the node it cordoned" "$(calls 'uncordon lab-node-1$')" 1
+t_states "passes drain-required, validation-required and upgrade-done" drain-required validation-required upgrade-done
+t_is "cordons with drain-required, in one write" "$(writes "\"$S\":\"drain-required\"}},\"spec\":{\"unschedulable\":true}}")" 1
+t_is "loads the driver (the lab's labels) with validation-required" \
+	"$(writes '"nvidia.com/cuda.driver.major":"550","nvidia.com/cuda.driver.minor":"90","nvidia.com/cuda.driver.rev":"07"')" 1
+t_is "uncordons the node it cordoned with upgrade-done" "$(writes '"unschedulable":null}}')" 1
+t_run sed 's/^--request-timeout=[0-9]*s //; s/ -p .*//' kubectl.log
+t_out "the node, the budgets and its pods, three writes and the drain, the audit" \
+	"get --raw /api/v1/nodes/lab-node-1" "get --raw /apis/policy/v1/poddisruptionbudgets" \
+	"get --raw /api/v1/pods?fieldSelector=spec.nodeName%3Dlab-node-1" \
+	"patch node lab-node-1 --type=merge --field-manager=gpudrv" \
+	"drain lab-node-1 --ignore-daemonsets --delete-emptydir-data --timeout=300s" \
+	"patch node lab-node-1 --type=merge --field-manager=gpudrv" \
+	"patch node lab-node-1 --type=merge --field-manager=gpudrv" \
+	"get --raw /api/v1/nodes?labelSelector=nvidia.com%2Fgpu.present%3Dtrue"
 t_run t_fake_state
 t_out "the node: schedulable, upgrade-done" "unschedulable= state=upgrade-done"
 
@@ -172,17 +195,18 @@ t_rc 0 "a whole upgrade of a node cordoned by hand"
 t_out "prints the audit and the result" "audit: OK" "$OUT_DONE"
 {
 	before_drain
-	set_to upgrade-required cordon-required pod-deletion-required drain-required
+	set_to drain-required
 	drain
 	e "left cordoned: it was unschedulable before the upgrade began"
 	set_to upgrade-done
 } >err.expected
-t_cmp "says it leaves the node cordoned, and no uncordon-required" err.expected err
-t_states "passes seven states: validation-required, then upgrade-done" upgrade-required cordon-required \
-	pod-deletion-required drain-required pod-restart-required validation-required upgrade-done
-t_is "never uncordons" "$(calls 'uncordon ')" 0
-t_is "records the initial state, as the operator does" \
-	"$(calls "annotate node lab-node-1 --overwrite nvidia.com/gpu-driver-upgrade.node-initial-state.unschedulable=true$")" 1
+t_cmp "says it leaves the node cordoned" err.expected err
+t_states "passes validation-required, then upgrade-done" drain-required validation-required upgrade-done
+t_is "never uncordons" "$(calls 'uncordon ')$(writes '"unschedulable":null')" 00
+t_is "records the initial state with the cordon, as the operator does" \
+	"$(writes '"annotations":{"nvidia.com/gpu-driver-upgrade.node-initial-state.unschedulable":"true"}},"spec":{"unschedulable":true}}')" 1
+t_is "and takes it off with upgrade-done" \
+	"$(writes '"upgrade-done"},"annotations":{"nvidia.com/gpu-driver-upgrade.node-initial-state.unschedulable":null}}')" 1
 t_run t_fake_state
 t_out "the node: still cordoned, upgrade-done" "unschedulable=true state=upgrade-done"
 t_is "the initial-state annotation is gone again" "$(cat fake/initial)" ""
@@ -220,33 +244,31 @@ t_rc 0 "-j job=train: the jobs end within -J 60"
 t_out "prints the audit and the result" "audit: OK" "$OUT_DONE"
 {
 	before_drain
-	set_to upgrade-required cordon-required wait-for-jobs-required
+	set_to wait-for-jobs-required
 	e "waiting for 2 pod(s) matching 'job=train' to end, at most 60s (-J): gpu-drv/train-a ml/train-b"
 	e "the pods matching 'job=train' have ended, after 2s"
-	set_to pod-deletion-required drain-required
+	set_to drain-required
 	drain
-	set_to uncordon-required upgrade-done
+	set_to upgrade-done
 } >err.expected
 t_cmp_waited "names the pods it waits for, and says when they have ended" 2 3
-t_states "wait-for-jobs-required comes between cordon-required and pod-deletion-required" upgrade-required \
-	cordon-required wait-for-jobs-required pod-deletion-required drain-required pod-restart-required \
-	validation-required uncordon-required upgrade-done
+t_states "wait-for-jobs-required is written with the cordon, then drain-required" \
+	wait-for-jobs-required drain-required validation-required upgrade-done
+t_is "the cordon is written with wait-for-jobs-required" "$(writes "\"$S\":\"wait-for-jobs-required\"}},\"spec\":{\"unschedulable\":true}}")" 1
 t_is "lists the node's pods by the selector, three times" \
 	"$(calls 'get pods -A -l job=train --field-selector=spec.nodeName=lab-node-1,status.phase!=Succeeded,status.phase!=Failed,status.phase!=Unknown -o jsonpath=')" 3
-t_run sed -n -e "s|^--request-timeout=[0-9]*s label node lab-node-1 --overwrite $S=||p" \
-	-e 's#^--request-timeout=[0-9]*s \(cordon\|drain\|get pods -A -l\).*#\1#p' kubectl.log
+t_run sed -n -e "s|^--request-timeout=[0-9]*s patch node lab-node-1 .*\"$S\":\"\([^\"]*\)\".*|\1|p" \
+	-e 's#^--request-timeout=[0-9]*s \(drain\|get pods -A -l\).*#\1#p' kubectl.log
 L="get pods -A -l"
-t_out "in order: a look, the cordon, the state, two looks, then pod deletion and the drain" \
-	"$L" upgrade-required cordon-required cordon wait-for-jobs-required "$L" "$L" \
-	pod-deletion-required drain-required drain pod-restart-required validation-required uncordon-required upgrade-done
+t_out "in order: a look, the cordon with its state, two looks, then the drain" \
+	"$L" wait-for-jobs-required "$L" "$L" drain-required drain validation-required upgrade-done
 
 # No pod selected: the state is passed at once.
 fresh
 FAKE_JOBS=jobs-none.txt t_run up --wait-for 'job in (train, eval)' lab-node-1 550.90.07
 t_rc 0 "--wait-for with no pod of it on the node"
 t_grep "says none runs" err "^drv-upgrade.sh: lab-node-1: no pod matching 'job in (train, eval)' runs on the node$"
-t_states "passes wait-for-jobs-required" upgrade-required cordon-required wait-for-jobs-required \
-	pod-deletion-required drain-required pod-restart-required validation-required uncordon-required upgrade-done
+t_states "passes wait-for-jobs-required" wait-for-jobs-required drain-required validation-required upgrade-done
 t_is "the selector is passed as one argument" \
 	"$(calls 'get pods -A -l job in (train, eval) --field-selector=spec.nodeName=lab-node-1,')" 2
 
@@ -260,13 +282,13 @@ t_rc 0 "-j whose pods outlast -J 3"
 t_out "prints the audit and the result" "audit: OK" "$OUT_DONE"
 {
 	before_drain
-	set_to upgrade-required cordon-required wait-for-jobs-required
+	set_to wait-for-jobs-required
 	e "waiting for 2 pod(s) matching 'job=train' to end, at most 3s (-J): gpu-drv/train-a ml/train-b"
 	e "2 pod(s) matching 'job=train' still run after 3s (-J 3): gpu-drv/train-a ml/train-b"
 	e "going on, as the GPU Operator does: the drain evicts them"
-	set_to pod-deletion-required drain-required
+	set_to drain-required
 	drain
-	set_to uncordon-required upgrade-done
+	set_to upgrade-done
 } >err.expected
 t_cmp_waited "says the pods still run after -J, and that the drain evicts them" 3 4
 [ "$took" -ge 3 ] && [ "$took" -le 8 ]
@@ -282,7 +304,7 @@ t_rc 2 "-j with no -J, the jobs running past GPUDRV_TIMEOUT=8"
 t_out "prints nothing on stdout"
 {
 	before_drain
-	set_to upgrade-required cordon-required wait-for-jobs-required
+	set_to wait-for-jobs-required
 	e "waiting for 2 pod(s) matching 'job=train' to end, until the run's deadline (-J 0): gpu-drv/train-a ml/train-b"
 	e "the run's deadline came (GPUDRV_TIMEOUT=8, 3s of it kept to put the node back) while 2 pod(s) matching 'job=train' still ran, after 4s: gpu-drv/train-a ml/train-b"
 	e "driver unchanged; the node is schedulable again (uncordoned); $S=upgrade-failed" \
@@ -309,7 +331,7 @@ t_out "prints nothing on stdout"
 	e "nothing was changed"
 } >err.expected
 t_cmp "says the API refused it and nothing was changed" err.expected err
-t_is "no label, annotation or cordon was written" "$(calls '\(label\|annotate\|cordon\) ')" 0
+t_is "no label, annotation or cordon was written" "$(calls '\(label\|annotate\|cordon\|patch\) ')" 0
 
 # The options.
 t_run up -j '' lab-node-1 550.90.07
@@ -340,20 +362,17 @@ fresh
 t_run up -P lab-node-1 550.90.07
 t_rc 0 "-P: the whole way"
 t_out "-P: one record a state, then the audit and the result" \
-	"lab-node-1 upgrade-required" "lab-node-1 cordon-required" "lab-node-1 pod-deletion-required" \
-	"lab-node-1 drain-required" "lab-node-1 pod-restart-required" "lab-node-1 validation-required" \
-	"lab-node-1 uncordon-required" "lab-node-1 upgrade-done" "audit: OK" "$OUT_DONE"
+	"lab-node-1 drain-required" "lab-node-1 validation-required" "lab-node-1 upgrade-done" "audit: OK" "$OUT_DONE"
 
 # What a server says cannot pass for a record or a state line: a webhook
-# denies pod-deletion-required with a second line like a state line.
+# denies validation-required with a second line like a state line.
 fresh
-FAKE_DENY=pod-deletion-required t_run up -P lab-node-1 550.90.07
+FAKE_DENY=validation-required t_run up -P lab-node-1 550.90.07
 t_rc 2 "-P: the API denies a state label"
 t_out "-P: the records are what happened, upgrade-failed and where the node is last" \
-	"lab-node-1 upgrade-required" "lab-node-1 cordon-required" "lab-node-1 upgrade-failed" \
-	"lab-node-1 now upgrade-failed schedulable"
+	"lab-node-1 drain-required" "lab-node-1 upgrade-failed" "lab-node-1 now upgrade-failed cordoned"
 t_grep "the denial is quoted on one line" err \
-	'^drv-upgrade.sh: cannot set nvidia.com/gpu-driver-upgrade-state=pod-deletion-required on lab-node-1: Error from server: admission webhook "policy.example" denied the request: drv-upgrade.sh: lab-node-1: nvidia.com/gpu-driver-upgrade-state=upgrade-done *$'
+	'^drv-upgrade.sh: cannot set nvidia.com/gpu-driver-upgrade-state=validation-required on lab-node-1: Error from server: admission webhook "policy.example" denied the request: drv-upgrade.sh: lab-node-1: nvidia.com/gpu-driver-upgrade-state=upgrade-done *$'
 t_is "no line of stderr is the forged one" "$(grep -c '^drv-upgrade.sh: lab-node-1: nvidia.com/gpu-driver-upgrade-state=upgrade-done$' err)" 0
 
 # An empty answer is no list: the budgets "leave room" only when both lists
@@ -373,9 +392,37 @@ t_run up lab-node-1 550.90.07
 t_rc 2 "the node's pods answered exit 0 with an empty body"
 t_grep "says so, naming the request" err "^drv-upgrade.sh: GET /api/v1/pods?fieldSelector=spec.nodeName%3Dlab-node-1 answered with an empty body (kubectl exit 0): nothing can be said of it$"
 t_grep "and that nothing was changed" err "^drv-upgrade.sh: lab-node-1: the budgets and the node's pods cannot be read; nothing was changed$"
-t_is "no label, annotation, cordon or drain" "$(calls '\(label\|annotate\|cordon\|drain\) ')" 0
+t_is "no label, annotation, cordon or drain" "$(calls '\(label\|annotate\|cordon\|patch\|drain\) ')" 0
 t_run t_fake_state
 t_out "the node is as it was" "unschedulable= state="
 mv kubectl.outer kubectl
+
+# -b: the budgets and the node's pods as the caller just read them
+# (drv-rollout.sh's): judged as read, not asked for again.
+fresh
+cat "$DATA/pdb-lab-ok.json" >read.json
+printf '{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[]}\n' >>read.json
+t_run up -N -b read.json lab-node-1 550.90.07
+t_rc 0 "-b: a whole upgrade"
+t_out "-b: the result" "$OUT_DONE"
+t_is "-b: neither the budgets nor the pods are read" "$(calls 'get --raw /api')" 1
+t_run sed 's/^--request-timeout=[0-9]*s //; s/ -p .*//' kubectl.log
+t_out "-b -N: five calls" "get --raw /api/v1/nodes/lab-node-1" \
+	"patch node lab-node-1 --type=merge --field-manager=gpudrv" \
+	"drain lab-node-1 --ignore-daemonsets --delete-emptydir-data --timeout=300s" \
+	"patch node lab-node-1 --type=merge --field-manager=gpudrv" \
+	"patch node lab-node-1 --type=merge --field-manager=gpudrv"
+fresh
+cp "$DATA/pdb-lab.json" read.json
+t_run up -N -b read.json lab-node-1 550.90.07
+t_rc 1 "-b: budgets that block the drain"
+t_grep "-b: names the budget" out "^gpu-drv/trainer-pdb BLOCKS "
+t_grep "-b: and that nothing was changed" err "^drv-upgrade.sh: lab-node-1: a drain now would be refused by the budget(s) above; nothing was changed$"
+t_is "-b: no write" "$(calls '\(label\|patch\|drain\) ')" 0
+fresh
+t_run up -N -b "$PWD/no-such.json" lab-node-1 550.90.07
+t_rc 2 "-b: a file that cannot be read"
+t_grep "-b: names it" err "^drv-upgrade.sh: cannot read the budgets and pods of -b $PWD/no-such.json: .*; nothing was changed$"
+t_is "-b: no write either" "$(calls '\(label\|patch\|drain\) ')" 0
 FAKE_PDB=$DATA/pdb-lab-ok.json
 t_done

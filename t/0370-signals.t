@@ -80,12 +80,9 @@ while IFS='|' read -r what call phase nth; do
 			expect="unschedulable=true state=upgrade-failed"
 			;;
 		uncordoned)
+			# The write of upgrade-done and the uncordon hung: never made.
 			where="lab-node-1: driver 550.90.07 validated; the uncordon was sent, not confirmed; $S=upgrade-failed"
-			expect="unschedulable= state=upgrade-failed"
-			;;
-		validated)
-			where="lab-node-1: driver 550.90.07 validated; the node is schedulable again; $S=upgrade-done"
-			expect="unschedulable= state=upgrade-done"
+			expect="unschedulable=true state=upgrade-failed"
 			;;
 		finished)
 			where="lab-node-1: upgraded: driver 550.90.07, the node as it was before; $S=upgrade-done"
@@ -102,22 +99,10 @@ done <<'EOF2'
 the node read|get --raw /api/v1/nodes/lab-node-1|none
 the budgets|get --raw /apis/policy/v1/poddisruptionbudgets|none
 the node's pods|get --raw /api/v1/pods[?]fieldSelector=*|none
-upgrade-required|label node lab-node-1 --overwrite nvidia.com/gpu-driver-upgrade-state=upgrade-required|none
-cordon-required|label node lab-node-1 --overwrite nvidia.com/gpu-driver-upgrade-state=cordon-required|none
-the cordon|cordon lab-node-1|cordoned
-the look after the cordon|get --raw /api/v1/nodes/lab-node-1|cordoned|2
-pod-deletion-required|label node lab-node-1 --overwrite nvidia.com/gpu-driver-upgrade-state=pod-deletion-required|cordoned
-drain-required|label node lab-node-1 --overwrite nvidia.com/gpu-driver-upgrade-state=drain-required|cordoned
+the cordon with drain-required|patch node lab-node-1 *"drain-required"*|cordoned
 the drain|drain lab-node-1 *|cordoned
-pod-restart-required|label node lab-node-1 --overwrite nvidia.com/gpu-driver-upgrade-state=pod-restart-required|drained
-the driver labels|label node lab-node-1 --overwrite nvidia.com/cuda.driver.major=*|drained
-validation-required|label node lab-node-1 --overwrite nvidia.com/gpu-driver-upgrade-state=validation-required|drained
-the validation read|get --raw /api/v1/nodes/lab-node-1|drained|3
-uncordon-required|label node lab-node-1 --overwrite nvidia.com/gpu-driver-upgrade-state=uncordon-required|drained
-the uncordon|uncordon lab-node-1|drained
-the look after the uncordon|get --raw /api/v1/nodes/lab-node-1|uncordoned|4
-the annotation's removal|annotate node lab-node-1 nvidia.com/gpu-driver-upgrade.node-initial-state.unschedulable-|validated
-upgrade-done|label node lab-node-1 --overwrite nvidia.com/gpu-driver-upgrade-state=upgrade-done|validated
+validation-required with the driver labels|patch node lab-node-1 *"validation-required"*|drained
+upgrade-done with the uncordon|patch node lab-node-1 *"upgrade-done"*|uncordoned
 the audit|get --raw /api/v1/nodes[?]*|finished
 EOF2
 
@@ -143,7 +128,8 @@ while IFS='|' read -r what call phase nth; do
 		t_grep "and says so, and how to resume" run.err "^drv-upgrade.sh: to resume: drv-upgrade.sh -R -L "
 		;;
 	uncordoned)
-		t_out "-R, $what: schedulable, uncordon-required, for a rerun" "unschedulable= state=uncordon-required"
+		t_out "-R, $what: still cordoned, validation-required, for a rerun" "unschedulable=true state=validation-required"
+		t_grep "and says so, and how to resume" run.err "^drv-upgrade.sh: to resume: drv-upgrade.sh -R -L "
 		;;
 	*) t_grep "-R, $what: upgrade-done" out '^unschedulable= state=upgrade-done$' ;;
 	esac
@@ -152,37 +138,26 @@ done <<'EOF2'
 the node read|get --raw /api/v1/nodes/lab-node-1|none
 the budgets|get --raw /apis/policy/v1/poddisruptionbudgets|none
 the node's pods|get --raw /api/v1/pods[?]fieldSelector=*|none
-upgrade-required|label node lab-node-1 --overwrite nvidia.com/gpu-driver-upgrade-state=upgrade-required|none
-cordon-required|label node lab-node-1 --overwrite nvidia.com/gpu-driver-upgrade-state=cordon-required|none
-the cordon|cordon lab-node-1|cordoned
-the look after the cordon|get --raw /api/v1/nodes/lab-node-1|cordoned|2
-pod-deletion-required|label node lab-node-1 --overwrite nvidia.com/gpu-driver-upgrade-state=pod-deletion-required|cordoned
-drain-required|label node lab-node-1 --overwrite nvidia.com/gpu-driver-upgrade-state=drain-required|cordoned
+the cordon with drain-required|patch node lab-node-1 *"drain-required"*|cordoned
 the drain|drain lab-node-1 *|cordoned
-pod-restart-required|label node lab-node-1 --overwrite nvidia.com/gpu-driver-upgrade-state=pod-restart-required|drained
-the driver labels|label node lab-node-1 --overwrite nvidia.com/cuda.driver.major=*|drained
-validation-required|label node lab-node-1 --overwrite nvidia.com/gpu-driver-upgrade-state=validation-required|drained
-the validation read|get --raw /api/v1/nodes/lab-node-1|drained|3
-uncordon-required|label node lab-node-1 --overwrite nvidia.com/gpu-driver-upgrade-state=uncordon-required|drained
-the uncordon|uncordon lab-node-1|drained
-the look after the uncordon|get --raw /api/v1/nodes/lab-node-1|uncordoned|4
-the annotation's removal|annotate node lab-node-1 nvidia.com/gpu-driver-upgrade.node-initial-state.unschedulable-|validated
-upgrade-done|label node lab-node-1 --overwrite nvidia.com/gpu-driver-upgrade-state=upgrade-done|validated
+validation-required with the driver labels|patch node lab-node-1 *"validation-required"*|drained
+upgrade-done with the uncordon|patch node lab-node-1 *"upgrade-done"*|uncordoned
 the audit|get --raw /api/v1/nodes[?]*|finished
 EOF2
 
-# A node cordoned by hand: the annotation that remembers it.
+# A node cordoned by hand: the annotation that remembers it, written with
+# the cordon.  The node stays cordoned, as it was.
 for sig in TERM INT HUP; do
 	t_fake_cluster
 	echo true >fake/unsched
-	FAKE_HANG='annotate node lab-node-1 --overwrite *' t_bg drv-upgrade.sh -L -m "$M" lab-node-1 550.90.07
+	FAKE_HANG='patch node lab-node-1 *initial-state.unschedulable":"true"*' t_bg drv-upgrade.sh -L -m "$M" lab-node-1 550.90.07
 	t_until 15 hung
-	t_ok $? "drv-upgrade.sh: kubectl hangs at the initial-state annotation"
+	t_ok $? "drv-upgrade.sh: kubectl hangs at the cordon with the initial-state annotation"
 	signal "$sig" 20
 	t_rc 2 "drv-upgrade.sh stopped by SIG$sig at the annotation"
-	t_grep "says nothing was changed" err "^drv-upgrade.sh: lab-node-1: nothing was changed$"
+	t_grep "says it is left cordoned, as it was" err "^drv-upgrade.sh: lab-node-1: driver unchanged; the node is cordoned, as it was before the upgrade; $S=upgrade-failed$"
 	t_run t_fake_state
-	t_out "and the node is as it was: cordoned, no state" "unschedulable=true state="
+	t_out "and the node is so: cordoned, upgrade-failed" "unschedulable=true state=upgrade-failed"
 	t_none_alive "no kubectl left running" kubectl.pids
 done
 
@@ -202,7 +177,7 @@ for sig in TERM INT HUP; do
 
 	t_fake_cluster
 	FAKE_NO_DRIVER=1 PATH=$PWD/fakebin:$PATH t_bg drv-upgrade.sh -L -g 60 -m "$M" lab-node-1 550.90.07
-	t_until 15 logged "$S=validation-required"
+	t_until 15 logged "\"$S\":\"validation-required\""
 	t_ok $? "drv-upgrade.sh -g 60 waits for the driver to be reported"
 	sleep 1
 	signal "$sig" 20

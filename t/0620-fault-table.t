@@ -1,8 +1,9 @@
 #!/bin/sh
-# The fault table: every script against a kubectl that, for each GET in turn
-# (the Nth of a clean run's), answers exit 0 with an empty body, a Status, a
-# watch's ERROR event, the real answer cut in half, or a list of another
-# kind.  Each run must exit 2 (a poll that tries again, or the audit after a
+# The fault table: every script against a kubectl that, for each answer in
+# turn (the Nth GET or write of a clean run's; a write, drv-upgrade.sh's
+# merge patch, is made and its answer, the node after it, replaced),
+# answers exit 0 with an empty body, a Status, a watch's ERROR event, the
+# real answer cut in half, or a list of another kind.  Each run must exit 2 (a poll that tries again, or the audit after a
 # finished upgrade, say so and go on: the table says where), print no OK,
 # and make no write after the fault but those that put a node back (its
 # uncordon, its state to upgrade-failed or as it was) and the release of the
@@ -14,19 +15,23 @@ NEW=550.90.07
 { cat "$ROOT/lab/support-matrix.csv"; echo 550,5.15.0-107-generic,ubuntu22.04; } >matrix.csv
 M=$PWD/matrix.csv
 
-# The wrapper: $FAULT_INNER answers, but for the $FAULT_AT-th GET, which
-# gets $FAULT.  Every call is a line of ./calls, in order (GET n ARGS, CALL
-# ARGS, FAULT n); ./gets counts the GETs.
+# The wrapper: $FAULT_INNER answers, but for the $FAULT_AT-th answer, which
+# gets $FAULT.  Every call is a line of ./calls, in order (GET n ARGS, WRITE
+# n ARGS, CALL ARGS, FAULT n); ./gets counts the answers.
 cat >fk <<'STUB'
 #!/bin/sh
 D=$FAULT_DIR
 case " $* " in
-*" get "*)
+*" get "* | *" patch "*)
 	n=$(($(cat "$D/gets" 2>/dev/null || echo 0) + 1))
 	echo "$n" >"$D/gets"
-	echo "GET $n $*" >>"$D/calls"
+	kind=GET
+	case " $* " in *" patch "*) kind=WRITE ;; esac
+	echo "$kind $n $*" >>"$D/calls"
 	if [ "$n" = "${FAULT_AT:-0}" ]; then
 		echo "FAULT $n $FAULT" >>"$D/calls"
+		# A write is made; only its answer is lost.
+		[ "$kind" = GET ] || [ "$FAULT" = trunc ] || "$FAULT_INNER" "$@" >/dev/null 2>&1
 		case $FAULT in
 		empty) ;;
 		status) echo '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"etcdserver: request timed out","reason":"InternalError","code":500}' ;;
@@ -62,6 +67,7 @@ forward_writes() {
 	sed -n '/^FAULT /,$p' calls | sed 1d | grep -v \
 		-e '^GET ' \
 		-e '^CALL .* uncordon lab-node-1$' \
+		-e "^WRITE [0-9]* .* patch node lab-node-1 .*{\"$S\":\"upgrade-failed\"}}} -o json\$" \
 		-e "^CALL .* label node lab-node-1 --overwrite $S=upgrade-failed\$" \
 		-e "^CALL .* label node lab-node-1 $S-\$" \
 		-e '^CALL .* config view ' \
@@ -87,7 +93,7 @@ table() {
 	cp calls clean.calls 2>/dev/null || : >clean.calls
 	i=1
 	while [ "$i" -le "$n" ]; do
-		args=$(sed -n "s/^GET $i //p" clean.calls)
+		args=$(sed -n "s/^\(GET\|WRITE\) $i //p" clean.calls)
 		want=$($except "$args")
 		faults="empty status error trunc other"
 		# Under valgrind each GET gets one fault, in turn (GET 1 empty, GET 2
@@ -103,26 +109,26 @@ table() {
 			$setup
 			FAULT_AT=$i FAULT=$f t_run "$@"
 			case $want in
-			'') t_rc 2 "$name: GET $i ($args), $f" ;;
+			'') t_rc 2 "$name: answer $i ($args), $f" ;;
 			go)
 				# A poll: the answer is not used, the look is tried again.
-				t_rc 0 "$name: GET $i ($args), $f: a poll, tried again"
-				t_grep "$name: GET $i, $f: says the look failed and is tried again" err \
+				t_rc 0 "$name: answer $i ($args), $f: a poll, tried again"
+				t_grep "$name: answer $i, $f: says the look failed and is tried again" err \
 					"^drv-upgrade.sh: lab-node-1: warning: cannot read the node while waiting for the driver: .*; looking again$"
 				continue
 				;;
-			*) t_rc "$want" "$name: GET $i ($args), $f: $want, and said" ;;
+			*) t_rc "$want" "$name: answer $i ($args), $f: $want, and said" ;;
 			esac
 			if grep -q -e '^OK$' -e '^audit: OK$' out; then
-				t_ok 1 "$name: GET $i, $f: no OK"
+				t_ok 1 "$name: answer $i, $f: no OK"
 				t_diag <out
 			else
-				t_ok 0 "$name: GET $i, $f: no OK"
+				t_ok 0 "$name: answer $i, $f: no OK"
 			fi
 			if [ "$want" != go ]; then
 				forward_writes
-				if [ -s fwd ]; then t_ok 1 "$name: GET $i, $f: no write after the fault"; t_diag <fwd; else
-					t_ok 0 "$name: GET $i, $f: no write after the fault"
+				if [ -s fwd ]; then t_ok 1 "$name: answer $i, $f: no write after the fault"; t_diag <fwd; else
+					t_ok 0 "$name: answer $i, $f: no write after the fault"
 				fi
 			fi
 		done
@@ -159,20 +165,25 @@ ops() {
 table "drv-audit.sh -t" ops none drv-audit.sh -t -m "$M"
 table "drv-states.sh -t" ops none drv-states.sh -t -m "$M"
 
-# drv-upgrade.sh, the whole way and with -j.  The validation poll tries a
-# look again (it says so), and the audit after a finished upgrade cannot
-# undo the upgrade: it is said, and the upgrade's exit stays 0.
+# drv-upgrade.sh, the whole way (a driver pod restarted, and the new driver
+# reported after it, as gpu-feature-discovery would) and with -j.  The
+# validation poll tries a look again (it says so), and the audit after a
+# finished upgrade cannot undo the upgrade: it is said, and the upgrade's
+# exit stays 0.
 up_except() {
 	case $1 in
 	*"get --raw /api/v1/nodes?"*) echo 0 ;; # drv-audit.sh, after the upgrade
 	*"get --raw /api/v1/nodes/lab-node-1")
-		# The looks at the node: the third is the poll for the driver.
-		nth=$(sed -n "1,/^GET $i /p" clean.calls | grep -c ' get --raw /api/v1/nodes/lab-node-1$')
-		[ "$nth" != 3 ] || echo go
+		# The looks at the node: the second is the poll for the driver.
+		nth=$(awk -v i="$i" '{ print } $2 == i { exit }' clean.calls | grep -c ' get --raw /api/v1/nodes/lab-node-1$')
+		[ "$nth" != 2 ] || echo go
 		;;
 	esac
 }
-table drv-upgrade.sh cluster up_except drv-upgrade.sh -L -m "$M" lab-node-1 "$NEW"
+FAKE_NEW_DRIVER=$NEW
+export FAKE_NEW_DRIVER
+table drv-upgrade.sh cluster up_except drv-upgrade.sh -m "$M" lab-node-1 "$NEW"
+unset FAKE_NEW_DRIVER
 table "drv-upgrade.sh -j" cluster up_except drv-upgrade.sh -L -N -j job=train -J 5 -m "$M" lab-node-1 "$NEW"
 
 # drv-rollout.sh, the plan and the run, each node's drv-upgrade.sh a

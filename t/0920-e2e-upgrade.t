@@ -125,8 +125,7 @@ t_run "$U" -L -t 30 lab-node-1 550.127.05
 t_rc 0 "drv-upgrade.sh of a node cordoned by hand"
 t_grep "says it leaves the node cordoned" err "lab-node-1: left cordoned: it was unschedulable before the upgrade began"
 sed -n 's/^drv-upgrade.sh: lab-node-1: nvidia.com\/gpu-driver-upgrade-state=//p' err >states
-grep -v '^uncordon-required$' states.all >states.cordoned
-t_cmp "passes no uncordon-required: validation-required, then upgrade-done" states.cordoned states
+t_cmp "the same states: validation-required, then upgrade-done" states.all states
 t_run kubectl get node lab-node-1 -o 'jsonpath={.spec.unschedulable}/{.metadata.labels.nvidia\.com/gpu-driver-upgrade-state}/{.metadata.labels.nvidia\.com/cuda\.driver\.minor}/{.metadata.annotations.nvidia\.com/gpu-driver-upgrade\.node-initial-state\.unschedulable}'
 t_val "the node is still cordoned, upgrade-done, on the new driver, the initial-state annotation gone" true/upgrade-done/127/
 kubectl uncordon lab-node-1 >/dev/null
@@ -190,8 +189,8 @@ t_rc 0 "drv-upgrade.sh -j gpudrv-job=train -J 120, the job ending"
 t_grep "names the pod it waits for" err "^drv-upgrade.sh: lab-node-1: waiting for 1 pod(s) matching 'gpudrv-job=train' to end, at most 120s (-J): gpu-drv/${jobpod#pod/}$"
 t_grep "says when it has ended" err "^drv-upgrade.sh: lab-node-1: the pods matching 'gpudrv-job=train' have ended, after [0-9]*s$"
 sed -n 's/^drv-upgrade.sh: lab-node-1: nvidia.com\/gpu-driver-upgrade-state=//p' err >states
-sed '/^cordon-required$/a wait-for-jobs-required' states.all >states.jobs
-t_cmp "passes wait-for-jobs-required between cordon-required and pod-deletion-required" states.jobs states
+sed '1i wait-for-jobs-required' states.all >states.jobs
+t_cmp "writes wait-for-jobs-required with the cordon, then drain-required" states.jobs states
 t_run kubectl get node lab-node-1 -o 'jsonpath={.spec.unschedulable}/{.metadata.labels.nvidia\.com/gpu-driver-upgrade-state}/{.metadata.labels.nvidia\.com/cuda\.driver\.minor}'
 t_val "the node is schedulable, upgrade-done, on the new driver" /upgrade-done/144
 ns delete deployment job-a --wait=true >/dev/null

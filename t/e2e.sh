@@ -197,11 +197,11 @@ e2e_holder_release() {
 	e2e_until 60 sh -c '[ -z "$(kubectl -n gpu-drv get pods -l app=holder -o name)" ]'
 }
 
-# e2e_states FILE: the eight upgrade states drv-upgrade.sh moves a node
-# through, in the GPU Operator's order, one a line.
+# e2e_states FILE: the upgrade states drv-upgrade.sh -L writes on a node,
+# in the GPU Operator's order, one a line: the cordon's write, the lab's
+# driver with validation-required, and the uncordon's (drv-upgrade.sh(1)).
 e2e_states() {
-	printf '%s\n' upgrade-required cordon-required pod-deletion-required drain-required \
-		pod-restart-required validation-required uncordon-required upgrade-done >"$1"
+	printf '%s\n' drain-required validation-required upgrade-done >"$1"
 }
 
 # The sandbox registry's address (sandbox/lib.sh: the port block's base + 6).

@@ -411,7 +411,9 @@ t_until() {
 # that set) hangs instead (and every later call with FAKE_HANG_ALL=1), with a child of its own as a credential
 # plugin that waits would have, both pids in kubectl.pids; ./hung names the
 # call once it hangs.  FAKE_PDB: the budgets and pods listed (default: room
-# for the drain); FAKE_NO_DRIVER=1: the driver labels are not taken up.
+# for the drain); FAKE_NO_DRIVER=1: the driver labels are not taken up;
+# FAKE_NEW_DRIVER: the driver the node reports from the first GET after its
+# driver pod's deletion.
 t_fake_cluster() {
 	mkdir -p fake
 	: >fake/state
@@ -463,7 +465,10 @@ node() {
 	sed -f "$F/fake/node.sed" "$FAKE_NODE"
 }
 case $* in
-"get --raw /api/v1/nodes/$n") node ;;
+"get --raw /api/v1/nodes/$n")
+	[ ! -f "$F/fake/restarted" ] || mv "$F/fake/restarted" "$F/fake/driver"
+	node
+	;;
 "get --raw /api/v1/nodes?"*) cat "$FAKE_NODES" ;;
 "get --raw /api/v1/nodes/"*)
 	echo "Error from server (NotFound): nodes \"${3##*/}\" not found" >&2
@@ -478,6 +483,23 @@ case $* in
 	[ "${FAKE_NO_DRIVER:-0}" = 1 ] || echo "${5#*=}.${6#*=}.${7#*=}" >"$F/fake/driver"
 	echo "node/$n labeled"
 	;;
+"patch node $n --type=merge --field-manager=gpudrv -p "*" -o json")
+	# drv-upgrade.sh's writes: the members it sends, as the API server
+	# merges them; the answer is the node after the write.
+	p=$7
+	m() { printf '%s\n' "$p" | sed -n "s#.*\"$1\":\\(\"[^\"]*\"\\|true\\|null\\).*#\\1#p"; }
+	case $(m "$S") in \"*) m "$S" | tr -d '"' >"$F/fake/state" ;; null) : >"$F/fake/state" ;; esac
+	case $(m unschedulable) in
+	true) [ "${FAKE_CORDON_NOOP:-0}" = 1 ] || echo true >"$F/fake/unsched" ;;
+	null) : >"$F/fake/unsched" ;;
+	esac
+	case $(m "$I") in \"true\") echo true >"$F/fake/initial" ;; null) : >"$F/fake/initial" ;; esac
+	if [ -n "$(m nvidia.com/cuda.driver.major)" ] && [ "${FAKE_NO_DRIVER:-0}" != 1 ]; then
+		echo "$(m nvidia.com/cuda.driver.major).$(m nvidia.com/cuda.driver.minor).$(m nvidia.com/cuda.driver.rev)" |
+			tr -d '"' >"$F/fake/driver"
+	fi
+	node
+	;;
 "annotate node $n --overwrite $I=true") echo true >"$F/fake/initial" && echo "node/$n annotated" ;;
 "annotate node $n $I-") : >"$F/fake/initial" && echo "node/$n annotated" ;;
 "cordon $n")
@@ -487,7 +509,12 @@ case $* in
 	;;
 "uncordon $n") : >"$F/fake/unsched" && echo "node/$n uncordoned" ;;
 "drain $n "*) echo "node/$n already cordoned" && echo "node/$n drained" ;;
-"delete pod "*) echo 'pod "nvidia-driver-daemonset-x" deleted' ;;
+"delete pod "*)
+	# FAKE_NEW_DRIVER: the driver the node reports once its pod restarted
+	# (from the next GET of the node, as gpu-feature-discovery relabels it).
+	[ -z "${FAKE_NEW_DRIVER:-}" ] || echo "$FAKE_NEW_DRIVER" >"$F/fake/restarted"
+	echo 'pod "nvidia-driver-daemonset-x" deleted'
+	;;
 *)
 	echo "fake kubectl: no answer for: $*" >&2
 	exit 1
@@ -515,7 +542,8 @@ t_fake_state() {
 # kernel: 5.15.0-107-generic if empty, none if "-"), of
 # which it makes the NodeList that GET /api/v1/nodes answers (those named
 # in ./sel for a selector beyond gpu.present); pdbs.json and pods.json
-# (empty lists when absent); while ./down exists it fails as kubectl does
+# (empty lists when absent; pods.json an item a line, for the GET of one
+# node's pods); while ./down exists it fails as kubectl does
 # with no API server; the rollout's Lease is ./lease (t/fake-lease.sh).  It
 # logs to kubectl.log.
 t_fake_fleet() {
@@ -557,6 +585,14 @@ case $* in
 *" get --raw /api/v1/nodes?labelSelector=nvidia.com%2Fgpu.present%3Dtrue%2C"*) nodes "$D/sel" ;;
 *" get --raw /apis/policy/v1/poddisruptionbudgets") list pdbs.json PodDisruptionBudgetList ;;
 *" get --raw /api/v1/pods?fieldSelector=spec.nodeName%21%3D") list pods.json PodList ;;
+*" get --raw /api/v1/pods?fieldSelector=spec.nodeName%3D"*)
+	# The pods on one node: the lines of pods.json (an item a line) that
+	# name it as their node.
+	n=${*##*%3D}
+	printf '{"kind":"PodList","apiVersion":"v1","metadata":{},"items":['
+	[ ! -f "$D/pods.json" ] || awk -v n="\"nodeName\":\"$n\"" 'index($0, n) { sub(/^,/, ""); printf "%s%s", sep, $0; sep = "," }' "$D/pods.json"
+	echo ']}'
+	;;
 *" leases.coordination.k8s.io "* | *" create -f "* | *" replace -f "*) exec sh "$FAKE_LEASE" "$D" "$@" ;;
 *) echo "fake kubectl: unexpected: $*" >&2; exit 3 ;;
 esac
