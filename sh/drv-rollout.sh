@@ -156,7 +156,9 @@ facts_or_die() {
 }
 
 # The budgets and every pod, read by pdb-check -a: each node's draws on each
-# budget and what would block its drain, into $tmp/draws.
+# budget and what would block its drain, into $tmp/draws.  Read once, for
+# the first plan: later each decision reads again the pods of the nodes it
+# acts on (decide).
 read_draws() {
 	get_draws "$tmp/draws" || stop_rollout 2
 }
@@ -177,6 +179,53 @@ plan() {
 	say "the planner cannot decide:"
 	sed 's/^/    /' "$tmp/plan.err" >&2 || :
 	return 2
+}
+
+# decide: the plan of this moment into $tmp/plan, each node it starts, finds
+# blocked or keeps waiting for a budget judged on its pods as they are now.
+# A node's draws in $tmp/draws may be those of an earlier look (evicted
+# pods land on other nodes): the pods of each node the plan acts on are
+# read again (GET its pods, field-selected; the budgets once a decision),
+# its lines of $tmp/draws replaced and every budget's allowed count set to
+# the one just read, and the plan made again, until it acts on no node
+# judged on an older look.  $tmp/judged.NODE: the budgets and the pods of
+# a node read now, as drv-upgrade.sh takes them (-b).
+decide() {
+	: >"$tmp/fresh"
+	rm -f "$tmp/budgets"
+	while :; do
+		plan "$tmp/plan" "$tmp/draws" || stop_rollout 2
+		awk 'FILENAME == ARGV[1] { f[$1] = 1; next }
+			($1 == "START" || $1 == "BLOCKED" || ($1 == "WAIT" && $3 == "budget")) && !($2 in f) { print $2 }' \
+			"$tmp/fresh" "$tmp/plan" >"$tmp/stale"
+		[ -s "$tmp/stale" ] || return 0
+		if [ ! -f "$tmp/budgets" ] && ! get_list "$tmp/budgets" /apis/policy/v1/poddisruptionbudgets; then
+			say "cannot list the budgets"
+			stop_rollout 2
+		fi
+		cp "$tmp/budgets" "$tmp/pp"
+		while read -r bn; do
+			if ! get_list "$tmp/pods.$bn" "/api/v1/pods?fieldSelector=spec.nodeName%3D$bn"; then
+				say "cannot list the pods on $bn"
+				stop_rollout 2
+			fi
+			cat "$tmp/budgets" "$tmp/pods.$bn" >"$tmp/judged.$bn"
+			cat "$tmp/pods.$bn" >>"$tmp/pp"
+		done <"$tmp/stale"
+		pc=0
+		"$pdb_check" -a "$tmp/pp" >"$tmp/draws.now" || pc=$?
+		if [ "$pc" -gt 1 ]; then
+			say "pdb-check cannot judge the budgets and the pods of $(tr '\n' ' ' <"$tmp/stale")(exit $pc)"
+			stop_rollout 2
+		fi
+		awk 'FILENAME == ARGV[1] { now[$1] = 1; next }
+			FILENAME == ARGV[2] { if ($2 == "DRAWS") allowed[$3] = $5; print; next }
+			$1 in now { next }
+			$2 == "DRAWS" && ($3 in allowed) { $5 = allowed[$3] }
+			{ print }' "$tmp/stale" "$tmp/draws.now" "$tmp/draws" >"$tmp/draws.new"
+		mv "$tmp/draws.new" "$tmp/draws"
+		cat "$tmp/stale" >>"$tmp/fresh"
+	done
 }
 
 # out LINE...: the rollout's record on standard output; a write error stops it.
@@ -526,7 +575,7 @@ start() {
 	# here, by stopping the nodes under way (-R: resumable).
 	(
 		unset GPUDRV_TIMEOUT
-		exec "$drv_upgrade" -R -N -P ${lab:+-L} -m "$matrix" ${o_t:+-t "$o_t"} ${o_g:+-g "$o_g"} \
+		exec "$drv_upgrade" -R -N -P ${lab:+-L} -b "$tmp/judged.$1" -m "$matrix" ${o_t:+-t "$o_t"} ${o_g:+-g "$o_g"} \
 			${jsel:+-j "$jsel"} ${jtime:+-J "$jtime"} ${o_n:+-n "$o_n"} ${o_s:+-s "$o_s"} \
 			"$1" "$version"
 	) >"$logdir/$1.out" 2>>"$logdir/$1.log" </dev/null &
@@ -586,9 +635,18 @@ ended() {
 			[ "${now:--}" = "$last" ] || out "$bn ${now:--}"
 		fi
 		[ "$st" != 0 ] || continue
-		# Refused: drv-upgrade.sh stopped before it recorded a state.
-		if [ "$st" = 1 ] && ! [ -e "$tmp/last.$bn" ]; then
-			say "$bn: drv-upgrade.sh refused (exit 1); nothing was changed; its last words:"
+		# Refused: drv-upgrade.sh stopped before it recorded a state (its own
+		# look at the budgets, the image, the skip label).  Judged again at
+		# the next decision, on what is then; refused twice, skipped.
+		if [ "$st" = 1 ] && ! [ -e "$tmp/last.$bn" ] && ! [ -e "$tmp/refused.$bn" ]; then
+			say "$bn: drv-upgrade.sh refused (exit 1); nothing was changed; judged again; its last words:"
+			: >"$tmp/refused.$bn"
+			grep -vx "$bn" "$tmp/gone" >"$tmp/gone.new" || :
+			mv "$tmp/gone.new" "$tmp/gone"
+			awk -v n="$bn" '$1 != n' "$tmp/held" >"$tmp/held.new"
+			mv "$tmp/held.new" "$tmp/held"
+		elif [ "$st" = 1 ] && ! [ -e "$tmp/last.$bn" ]; then
+			say "$bn: drv-upgrade.sh refused (exit 1) again; nothing was changed; skipped; its last words:"
 			n_skipped=$((n_skipped + 1))
 		else
 			say "$bn: the upgrade failed (drv-upgrade.sh exit $st); its last words:"
@@ -603,7 +661,7 @@ halt=           # a node failed (no -c): no node starts after it
 read_draws
 while :; do
 	if [ -z "$halt" ]; then
-		plan "$tmp/plan" "$tmp/draws" || stop_rollout 2
+		decide
 	else
 		: >"$tmp/plan"
 	fi
@@ -640,7 +698,6 @@ while :; do
 			nap 5
 			lease_renew
 			facts_or_die
-			read_draws
 			continue
 		fi
 		! say_left WAIT || stopped=1
@@ -654,7 +711,6 @@ while :; do
 	if [ -z "$ended" ]; then
 		[ -n "$under" ] || continue
 		facts_or_die
-		read_draws
 		continue
 	fi
 	fresh=1
@@ -669,7 +725,6 @@ while :; do
 		halt=$failed_now
 		[ -z "$under" ] || say "${failed_now# } failed: no node starts after it; the node(s) under way (${under# }) go on to their end"
 	fi
-	[ -n "$halt" ] || read_draws
 done
 if [ -n "$halt" ]; then
 	say "stopped: ${halt# } failed; run again with -c to go on past it"

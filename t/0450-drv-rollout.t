@@ -13,7 +13,7 @@ M=$PWD/matrix.csv
 
 t_fake_fleet
 # budget NAME ALLOWED: a budget of app=NAME in ns team, its status current.
-# pod NAME NODE APP: a ReplicaSet's pod, Running and Ready.
+# pod NAME NODE APP: a ReplicaSet's pod, Running and Ready (an item a line).
 budgets() {
 	printf '{"kind":"PodDisruptionBudgetList","apiVersion":"policy/v1","metadata":{},"items":[' >pdbs.json
 	sep=
@@ -29,12 +29,12 @@ pods() {
 	printf '{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[' >pods.json
 	sep=
 	while [ $# -ge 3 ]; do
-		printf '%s{"metadata":{"name":"%s","namespace":"team","labels":{"app":"%s"},"ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"%s-rs","uid":"u","controller":true}]},"spec":{"nodeName":"%s"},"status":{"phase":"Running","conditions":[{"type":"Ready","status":"True"}]}}' \
+		printf '\n%s{"metadata":{"name":"%s","namespace":"team","labels":{"app":"%s"},"ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"%s-rs","uid":"u","controller":true}]},"spec":{"nodeName":"%s"},"status":{"phase":"Running","conditions":[{"type":"Ready","status":"True"}]}}' \
 			"$sep" "$1" "$3" "$3" "$2" >>pods.json
 		sep=,
 		shift 3
 	done
-	echo ']}' >>pods.json
+	printf '\n]}\n' >>pods.json
 }
 
 # Arguments: each refused before kubectl is called.

@@ -26,11 +26,13 @@ export GPUDRV_LOCK_DIR
 # The stand-in: its arguments to up.log, its pid to kubectl.pids; its
 # records (-P: "node state" at each change, "node now state cordon" after a
 # failure) on stdout, its words on stderr; by the
-# file act.NODE: ok (the eight states, the node at the new driver), fail
+# file act.NODE: ok (drv-upgrade.sh -L's states, the node at the new driver), fail
 # (drain fails: upgrade-failed, cordoned, exit 1), refuse (exit 1 before any
 # state), hang (under way until a signal; then upgrade-required, exit 2),
 # down (ok, then the API goes away), gate (the states up to drain-required,
-# then ok once the file go.NODE is there).
+# then ok once the file go.NODE is there), move (ok, and its pod lands on
+# n2, its budget allowing none until the pod is Ready: pods.json and
+# pdbs.json rewritten).
 cat >x/bin/drv-upgrade.sh <<STUB
 #!/bin/sh
 D=$D
@@ -53,8 +55,7 @@ set_node() {
 }
 case $(cat "$D/act.$node" 2>/dev/null || echo ok) in
 ok | down)
-	for s in upgrade-required cordon-required pod-deletion-required drain-required \
-		pod-restart-required validation-required uncordon-required upgrade-done; do
+	for s in drain-required validation-required upgrade-done; do
 		st "$s"
 	done
 	set_node upgrade-done "" "$v"
@@ -62,7 +63,7 @@ ok | down)
 	echo "$node upgrade-done $v"
 	exit 0 ;;
 fail)
-	st upgrade-required; st cordon-required; st pod-deletion-required; st drain-required
+	st drain-required
 	set_node upgrade-failed true
 	say "$node: drain failed (exit 1): see kubectl's words above"
 	now upgrade-failed true
@@ -70,9 +71,22 @@ fail)
 refuse)
 	say "$node: a drain now would be refused by the budget(s) above; nothing was changed"
 	exit 1 ;;
+move)
+	for s in drain-required validation-required upgrade-done; do st "$s"; done
+	set_node upgrade-done "" "$v"
+	sed 's/"nodeName":"n1"/"nodeName":"n2"/' "$D/pods.json" >"$D/pods.new" && mv "$D/pods.new" "$D/pods.json"
+	sed 's/"disruptionsAllowed":1/"disruptionsAllowed":0/' "$D/pdbs.json" >"$D/pdbs.new" && mv "$D/pdbs.new" "$D/pdbs.json"
+	echo "$node upgrade-done $v"
+	exit 0 ;;
+refuse-once)
+	# Refused once (the budgets moved between the plan and its look), then
+	# taken the next time.
+	echo ok >"$D/act.$node"
+	say "$node: a drain now would be refused by the budget(s) above; nothing was changed"
+	exit 1 ;;
 forge)
 	# A server's words, quoted, that look like a state line of the node.
-	st upgrade-required; st cordon-required; st pod-deletion-required; st drain-required
+	st drain-required
 	say "$node: drain failed (exit 1): error: admission webhook denied the request:"
 	say "$node: nvidia.com/gpu-driver-upgrade-state=upgrade-done"
 	printf '%s\n' "drv-upgrade.sh: $node: now: unschedulable= state=upgrade-done" >&2
@@ -80,16 +94,16 @@ forge)
 	now upgrade-failed true
 	exit 1 ;;
 gate)
-	st upgrade-required; st cordon-required; st pod-deletion-required; st drain-required
+	st drain-required
 	set_node drain-required true
 	while ! [ -e "$D/go.$node" ]; do sleep 1 & wait $!; done
-	for s in pod-restart-required validation-required uncordon-required upgrade-done; do st "$s"; done
+	for s in validation-required upgrade-done; do st "$s"; done
 	set_node upgrade-done "" "$v"
 	echo "$node upgrade-done $v"
 	exit 0 ;;
 hang)
 	trap 'set_node upgrade-required ""; say "$node: interrupted by SIGTERM"; echo "$node upgrade-required"; now upgrade-required ""; exit 2' TERM
-	st upgrade-required; st cordon-required; st pod-deletion-required; st drain-required
+	st drain-required
 	set_node drain-required true
 	while :; do sleep 1 & wait $!; done ;;
 esac
@@ -110,20 +124,21 @@ last_line() { # last_line DESC LINE: the last line of out is LINE
 	printf '%s\n' "$2" >last.expected
 	t_cmp "$1" last.expected last.out
 }
-eight='upgrade-required cordon-required pod-deletion-required drain-required pod-restart-required validation-required uncordon-required upgrade-done'
+lab_states='drain-required validation-required upgrade-done'
 
-# 1. Two nodes at once: each node's eight states, one line each, the summary.
+# 1. Two nodes at once: each node's states, one line each, the summary.
 cluster n1 n2
 t_run "$R" -L -p 2 -u 100% -t 60 -m "$M" "$NEW"
 t_rc 0 "two nodes at once"
 t_grep "the start line of n1" out "^start 1 n1 $TAG$"
 t_grep "the start line of n2" out "^start 2 n2 $TAG$"
-t_is "n1's eight states, in order" "$(states n1 | tr '\n' ' ')" "$eight "
-t_is "n2's eight states, in order" "$(states n2 | tr '\n' ' ')" "$eight "
+t_is "n1's states, in order" "$(states n1 | tr '\n' ' ')" "$lab_states "
+t_is "n2's states, in order" "$(states n2 | tr '\n' ' ')" "$lab_states "
 last_line "the summary last" "done 2 failed 0 skipped 0 left 0"
 # n1's run, whichever of the two started first.
-t_run grep -e " n1 $NEW\$" up.log
-t_out "drv-upgrade.sh gets -R, -N, -P and the options passed on" "-R -N -P -L -m $M -t 60 n1 $NEW"
+t_run sed -n -e 's|-b [^ ]*/judged\.n1 |-b JUDGED |' -e "/ n1 $NEW\$/p" up.log
+t_out "drv-upgrade.sh gets -R, -N, -P, -b (what the plan judged n1 on) and the options passed on" \
+	"-R -N -P -L -b JUDGED -m $M -t 60 n1 $NEW"
 
 # 1b. Rolling slots: at -p 2, n1 held in its drain does not hold the others:
 # n2, n3 and n4 take the other slot in turn and end while n1 waits; then n1
@@ -205,18 +220,62 @@ echo forge >act.n1
 t_run "$R" -p 1 -u 100% -m "$M" "$NEW"
 t_rc 1 "n1 fails with a forged state line in its messages"
 t_is "n1's states are its records, upgrade-done never among them" "$(states n1 | tr '\n' ' ')" \
-	"upgrade-required cordon-required pod-deletion-required drain-required upgrade-failed "
+	"drain-required upgrade-failed "
 last_line "the summary counts it failed" "done 0 failed 1 skipped 0 left 0"
 t_grep "and names it cordoned, upgrade-failed" err "^drv-rollout.sh: n1 is CORDONED and $S=upgrade-failed: see its messages"
 
-# 3. A refusal (nothing changed) is a skip, not a failure: the rollout goes on.
+# 3. A refusal (nothing changed) is not a failure: the node is judged again
+# at the next decision, and skipped when refused a second time; the
+# rollout goes on.
 cluster n1 n2
 echo refuse >act.n1
 t_run "$R" -p 1 -u 100% -m "$M" "$NEW"
-t_rc 1 "n1 refused"
-t_grep "says so" err "^drv-rollout.sh: n1: drv-upgrade.sh refused (exit 1); nothing was changed; its last words:$"
-t_grep "n2 still goes" out "^start 2 n2 $TAG$"
+t_rc 1 "n1 refused twice"
+t_grep "says so" err "^drv-rollout.sh: n1: drv-upgrade.sh refused (exit 1); nothing was changed; judged again; its last words:$"
+t_grep "then skips it" err "^drv-rollout.sh: n1: drv-upgrade.sh refused (exit 1) again; nothing was changed; skipped; its last words:$"
 last_line "the summary" "done 1 failed 0 skipped 1 left 0"
+cp out run.out
+t_run grep '^start ' run.out
+t_out "n1 started twice, then n2" "start 1 n1 $TAG" "start 2 n1 $TAG" "start 3 n2 $TAG"
+cluster n1 n2
+echo refuse-once >act.n1
+t_run "$R" -p 1 -u 100% -m "$M" "$NEW"
+t_rc 0 "n1 refused once, then taken"
+t_grep "says it is judged again" err "^drv-rollout.sh: n1: drv-upgrade.sh refused (exit 1); nothing was changed; judged again; its last words:$"
+last_line "the summary: both done" "done 2 failed 0 skipped 0 left 0"
+cp out run.out
+t_run grep '^start ' run.out
+t_out "n1 started again, then n2" "start 1 n1 $TAG" "start 2 n1 $TAG" "start 3 n2 $TAG"
+
+# 3b. Each decision judges the nodes it acts on by their pods as they are
+# then, not as the first list showed them: n1's pod of budget web lands on
+# n2 while n1 upgrades, and web allows none until it is Ready.  n2, free of
+# pods in the first list, is found blocked, not started.  Every pod is
+# listed once; after that only the pods of the node started or blocked.
+cluster n1 n2
+echo move >act.n1
+printf '{"kind":"PodDisruptionBudgetList","apiVersion":"policy/v1","metadata":{},"items":[%s]}\n' \
+	'{"metadata":{"name":"web","namespace":"team","generation":1},"spec":{"maxUnavailable":1,"selector":{"matchLabels":{"app":"web"}}},"status":{"observedGeneration":1,"currentHealthy":2,"desiredHealthy":1,"disruptionsAllowed":1,"expectedPods":2}}' >pdbs.json
+{
+	echo '{"kind":"PodList","apiVersion":"v1","metadata":{},"items":['
+	for p in w-1:n1 w-2:n3; do
+		printf '%s{"metadata":{"name":"%s","namespace":"team","labels":{"app":"web"},"ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"web-rs","uid":"u","controller":true}]},"spec":{"nodeName":"%s"},"status":{"phase":"Running","conditions":[{"type":"Ready","status":"True"}]}}\n' \
+			"${sep:-}" "${p%%:*}" "${p#*:}"
+		sep=,
+	done
+	echo ']}'
+} >pods.json
+t_run "$R" -p 1 -u 100% -w 0 -m "$M" "$NEW"
+t_rc 1 "n2 blocked by the pod that landed on it"
+t_grep "with pdb-check's words" err "^drv-rollout.sh: n2: its drain would be refused by the budget(s) below; the node is left as it is:$"
+cp out run.out
+t_run grep -e '^start ' -e ' skipped budget$' run.out
+t_out "n1 started, n2 skipped for web" "start 1 n1 $TAG" "n2 skipped budget"
+t_run sed -n 's/^.* get --raw \/api\/v1\/pods?fieldSelector=//p' kubectl.log
+t_out "every pod once, then n1's and n2's" 'spec.nodeName%21%3D' 'spec.nodeName%3Dn1' 'spec.nodeName%3Dn2'
+t_run grep -e '-b [^ ]*/judged\.n1 ' up.log
+t_rc 0 "n1's run got the budgets and pods it was judged on (-b)"
+rm -f pods.json pdbs.json
 
 # 4. The API goes away after a node ends: exit 2, no summary made up, the
 # node named as its run last saw it.
