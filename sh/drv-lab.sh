@@ -275,8 +275,8 @@ sed -n 's/^drv-upgrade.sh: lab-node-1: nvidia.com\/gpu-driver-upgrade-state=//p'
 awk 'FILENAME == ARGV[1] { at[$0] = FNR; next }
 	!($0 in at) || at[$0] <= last { bad = 1 } { last = at[$0]; n++ }
 	END { exit bad || n == 0 }' "$tmp/states" "$tmp/written" ||
-	lab_die "drv-upgrade.sh wrote states out of the operator's order: $(tr '\n' ' ' <"$tmp/written")"
-show "   states written: $(tr '\n' ' ' <"$tmp/written")"
+	lab_die "drv-upgrade.sh wrote states out of the operator's order: $(paste -sd ' ' "$tmp/written")"
+show "   states written: $(paste -sd ' ' "$tmp/written")"
 cp "$tmp/states" "$out/upgrade-states.txt"
 [ "$(jp node/lab-node-1 '{.metadata.labels.nvidia\.com/gpu-driver-upgrade-state}')" = upgrade-done ] ||
 	k label node lab-node-1 --overwrite nvidia.com/gpu-driver-upgrade-state=upgrade-done >/dev/null
