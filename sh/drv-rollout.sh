@@ -182,13 +182,15 @@ plan() {
 }
 
 # decide: the plan of this moment into $tmp/plan, each node it starts, finds
-# blocked or keeps waiting for a budget judged on its pods as they are now.
+# blocked or begins waiting for a budget judged on its pods as they are now.
 # A node's draws in $tmp/draws may be those of an earlier look (evicted
 # pods land on other nodes): the pods of each node the plan acts on are
 # read again (GET its pods, field-selected; the budgets once a decision),
 # its lines of $tmp/draws replaced and every budget's allowed count set to
 # the one just read, and the plan made again, until it acts on no node
-# judged on an older look.  $tmp/judged.NODE: the budgets and the pods of
+# judged on an older look.  A node that goes on waiting for the same budget
+# ($tmp/waited: "node budget", once said) is not read again for it: it is
+# when it would start, or be found blocked.  $tmp/judged.NODE: the budgets and the pods of
 # a node read now, as drv-upgrade.sh takes them (-b).
 decide() {
 	: >"$tmp/fresh"
@@ -196,8 +198,9 @@ decide() {
 	while :; do
 		plan "$tmp/plan" "$tmp/draws" || stop_rollout 2
 		awk 'FILENAME == ARGV[1] { f[$1] = 1; next }
-			($1 == "START" || $1 == "BLOCKED" || ($1 == "WAIT" && $3 == "budget")) && !($2 in f) { print $2 }' \
-			"$tmp/fresh" "$tmp/plan" >"$tmp/stale"
+			FILENAME == ARGV[2] { w[$1 " " $2] = 1; next }
+			($1 == "START" || $1 == "BLOCKED" || ($1 == "WAIT" && $3 == "budget" && !(($2 " " $4) in w))) && !($2 in f) { print $2 }' \
+			"$tmp/fresh" "$tmp/waited" "$tmp/plan" >"$tmp/stale"
 		[ -s "$tmp/stale" ] || return 0
 		if [ ! -f "$tmp/budgets" ] && ! get_list "$tmp/budgets" /apis/policy/v1/poddisruptionbudgets; then
 			say "cannot list the budgets"
@@ -418,6 +421,7 @@ metrics_write() {
 : >"$tmp/gone"
 : >"$tmp/running"
 : >"$tmp/held"
+: >"$tmp/waited"
 : >"$tmp/stdout"
 : >"$tmp/draws"
 total=0
@@ -641,7 +645,7 @@ ended() {
 		if [ "$st" = 1 ] && ! [ -e "$tmp/last.$bn" ] && ! [ -e "$tmp/refused.$bn" ]; then
 			say "$bn: drv-upgrade.sh refused (exit 1); nothing was changed; judged again; its last words:"
 			: >"$tmp/refused.$bn"
-			grep -vx "$bn" "$tmp/gone" >"$tmp/gone.new" || :
+			grep -vxF "$bn" "$tmp/gone" >"$tmp/gone.new" || :
 			mv "$tmp/gone.new" "$tmp/gone"
 			awk -v n="$bn" '$1 != n' "$tmp/held" >"$tmp/held.new"
 			mv "$tmp/held.new" "$tmp/held"
@@ -671,7 +675,7 @@ while :; do
 	# A node no longer blocked waits afresh if it is again.
 	for f in "$tmp"/blocked.*; do
 		[ -e "$f" ] || continue
-		grep -qx "${f#"$tmp/blocked."}" "$tmp/blocked" || rm -f "$f"
+		grep -qxF "${f#"$tmp/blocked."}" "$tmp/blocked" || rm -f "$f"
 	done
 	while read -r bn; do
 		# Waited for (-w) while the others go on.
@@ -685,7 +689,8 @@ while :; do
 	# The budget a node waits for, said when it starts waiting for it.
 	sed -n 's/^WAIT \([^ ]*\) budget \([^ ]*\)$/\1 \2/p' "$tmp/plan" >"$tmp/bwait"
 	while read -r bn bb; do
-		[ "$(cat "$tmp/wait.$bn" 2>/dev/null)" = "$bb" ] || { out "wait $bn budget $bb" && echo "$bb" >"$tmp/wait.$bn"; }
+		[ "$(cat "$tmp/wait.$bn" 2>/dev/null)" = "$bb" ] ||
+			{ out "wait $bn budget $bb" && echo "$bb" >"$tmp/wait.$bn" && echo "$bn $bb" >>"$tmp/waited"; }
 		waiting=1
 	done <"$tmp/bwait"
 	go=$(sed -n 's/^START \([^ ]*\) .*/\1/p' "$tmp/plan")

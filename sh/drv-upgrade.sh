@@ -3,9 +3,9 @@
 # image first, budget headroom, cordon and drain (with a timeout), driver,
 # validation, uncordon, audit.  It records the GPU Operator's upgrade-state
 # label as it goes and never leaves a node cordoned without saying so.  As the
-# operator, it waits for the jobs named by -j after the cordon, skips
-# uncordon-required for a node cordoned before, and leaves alone a node
-# labelled nvidia.com/gpu-driver-upgrade.skip=true.
+# operator, it waits for the jobs named by -j after the cordon, leaves a node
+# cordoned before cordoned (its initial-state annotation), and leaves alone a
+# node labelled nvidia.com/gpu-driver-upgrade.skip=true.
 set -eu
 
 prog=drv-upgrade.sh
@@ -99,6 +99,7 @@ if [ -n "$drain_log" ] && ! writable "$drain_log"; then
 fi
 
 phase=none       # none, cordoned, drained, uncordoned, validated, finished: what the failure path must undo
+initial_note=    # the initial-state annotation to write with the cordon (a node cordoned by hand)
 prev_state=      # the state label before we touched it
 state_set=0      # 1 once we have written the state label
 we_cordoned=0
@@ -225,7 +226,9 @@ on_fail() {
 		else
 			where="cordoned, as it was before the upgrade"
 		fi
-		set_state "$failed" >/dev/null 2>&1
+		# (with the initial-state annotation of a node cordoned by hand, which
+		# the write that failed may not have made: a rerun must not uncordon it)
+		set_state "$failed" "" "$initial_note" >/dev/null 2>&1
 		say "$node: driver unchanged; the node is $where; $STATE=${cur_state:--}"
 		say "$node: pods already evicted are rescheduled by their controllers"
 		say "to resume: $resume"
@@ -244,7 +247,7 @@ on_fail() {
 		;;
 	validated)
 		# The new driver is in and the node as it was before: only the record is missing.
-		set_state upgrade-done >/dev/null 2>&1
+		set_state upgrade-done "" "\"$INITIAL\":null" >/dev/null 2>&1
 		if [ "$cordoned" = 0 ]; then where="schedulable again"; else where="cordoned, as it was before the upgrade"; fi
 		say "$node: driver $version validated; the node is $where; $STATE=${cur_state:--}"
 		;;
@@ -366,7 +369,6 @@ fi
 # Was the node schedulable before any upgrade began?  A resume keeps the
 # first run's answer, as the GPU Operator does with its initial-state
 # annotation, written with the cordon.
-initial_note=
 if [ "$initial" = true ]; then
 	we_cordoned=0
 elif [ "$unsched" = true ] && { [ -z "$prev_state" ] || [ "$prev_state" = upgrade-done ]; }; then

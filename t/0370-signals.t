@@ -158,6 +158,7 @@ for sig in TERM INT HUP; do
 	t_grep "says it is left cordoned, as it was" err "^drv-upgrade.sh: lab-node-1: driver unchanged; the node is cordoned, as it was before the upgrade; $S=upgrade-failed$"
 	t_run t_fake_state
 	t_out "and the node is so: cordoned, upgrade-failed" "unschedulable=true state=upgrade-failed"
+	t_is "with the initial-state annotation, so that a rerun leaves it cordoned" "$(cat fake/initial)" true
 	t_none_alive "no kubectl left running" kubectl.pids
 done
 

@@ -252,19 +252,28 @@ t_out "n1 started again, then n2" "start 1 n1 $TAG" "start 2 n1 $TAG" "start 3 n
 # n2 while n1 upgrades, and web allows none until it is Ready.  n2, free of
 # pods in the first list, is found blocked, not started.  Every pod is
 # listed once; after that only the pods of the node started or blocked.
+# web_budget: pdbs.json, budget web of app=web in team, allowing one;
+# web_pods NAME:NODE...: pods.json, web's pods (an item a line).
+web_budget() {
+	printf '{"kind":"PodDisruptionBudgetList","apiVersion":"policy/v1","metadata":{},"items":[%s]}\n' \
+		'{"metadata":{"name":"web","namespace":"team","generation":1},"spec":{"maxUnavailable":1,"selector":{"matchLabels":{"app":"web"}}},"status":{"observedGeneration":1,"currentHealthy":2,"desiredHealthy":1,"disruptionsAllowed":1,"expectedPods":2}}' >pdbs.json
+}
+web_pods() {
+	{
+		echo '{"kind":"PodList","apiVersion":"v1","metadata":{},"items":['
+		sep=
+		for p; do
+			printf '%s{"metadata":{"name":"%s","namespace":"team","labels":{"app":"web"},"ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"web-rs","uid":"u","controller":true}]},"spec":{"nodeName":"%s"},"status":{"phase":"Running","conditions":[{"type":"Ready","status":"True"}]}}\n' \
+				"$sep" "${p%%:*}" "${p#*:}"
+			sep=,
+		done
+		echo ']}'
+	} >pods.json
+}
 cluster n1 n2
 echo move >act.n1
-printf '{"kind":"PodDisruptionBudgetList","apiVersion":"policy/v1","metadata":{},"items":[%s]}\n' \
-	'{"metadata":{"name":"web","namespace":"team","generation":1},"spec":{"maxUnavailable":1,"selector":{"matchLabels":{"app":"web"}}},"status":{"observedGeneration":1,"currentHealthy":2,"desiredHealthy":1,"disruptionsAllowed":1,"expectedPods":2}}' >pdbs.json
-{
-	echo '{"kind":"PodList","apiVersion":"v1","metadata":{},"items":['
-	for p in w-1:n1 w-2:n3; do
-		printf '%s{"metadata":{"name":"%s","namespace":"team","labels":{"app":"web"},"ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"web-rs","uid":"u","controller":true}]},"spec":{"nodeName":"%s"},"status":{"phase":"Running","conditions":[{"type":"Ready","status":"True"}]}}\n' \
-			"${sep:-}" "${p%%:*}" "${p#*:}"
-		sep=,
-	done
-	echo ']}'
-} >pods.json
+web_budget
+web_pods w-1:n1 w-2:n3
 t_run "$R" -p 1 -u 100% -w 0 -m "$M" "$NEW"
 t_rc 1 "n2 blocked by the pod that landed on it"
 t_grep "with pdb-check's words" err "^drv-rollout.sh: n2: its drain would be refused by the budget(s) below; the node is left as it is:$"
@@ -275,6 +284,24 @@ t_run sed -n 's/^.* get --raw \/api\/v1\/pods?fieldSelector=//p' kubectl.log
 t_out "every pod once, then n1's and n2's" 'spec.nodeName%21%3D' 'spec.nodeName%3Dn1' 'spec.nodeName%3Dn2'
 t_run grep -e '-b [^ ]*/judged\.n1 ' up.log
 t_rc 0 "n1's run got the budgets and pods it was judged on (-b)"
+
+# 3c. A node waiting for a budget is read once when it begins to wait, and
+# once when it would start, not at each look every 5 seconds: n1 (held in
+# its drain) and n2 share web, which allows one.
+cluster n1 n2
+echo gate >act.n1
+web_budget
+web_pods w-1:n1 w-2:n2
+t_bg "$R" -L -p 2 -u 100% -m "$M" "$NEW"
+t_until 30 grep -q '^wait n2 budget team/web$' out
+t_ok $? "n2 waits for web while n1 is under way"
+sleep 11
+: >go.n1
+t_wait 60
+t_rc 0 "then n2 goes too"
+t_is "n2's pods were read twice over the wait (two or more looks at the nodes)" \
+	"$(grep -c 'get --raw /api/v1/pods?fieldSelector=spec.nodeName%3Dn2$' kubectl.log)" 2
+t_ok "$([ "$(grep -c 'get --raw /api/v1/nodes?' kubectl.log)" -ge 4 ]; echo $?)" "(the nodes were looked at again meanwhile)"
 rm -f pods.json pdbs.json
 
 # 4. The API goes away after a node ends: exit 2, no summary made up, the
