@@ -188,19 +188,24 @@ plan() {
 # read again (GET its pods, field-selected; the budgets once a decision),
 # its lines of $tmp/draws replaced and every budget's allowed count set to
 # the one just read, and the plan made again, until it acts on no node
-# judged on an older look.  A node that goes on waiting for the same budget
-# ($tmp/waited: "node budget", once said) is not read again for it: it is
-# when it would start, or be found blocked.  $tmp/judged.NODE: the budgets and the pods of
-# a node read now, as drv-upgrade.sh takes them (-b).
+# judged on an older look.  A node that goes on waiting for the budget its
+# wait record named ($tmp/wait.NODE) is not read again for it: it is when
+# it would start, or be found blocked.  $tmp/judged.NODE: the budgets and
+# the pods of a node read now, as drv-upgrade.sh takes them (-b).
 decide() {
 	: >"$tmp/fresh"
 	rm -f "$tmp/budgets"
 	while :; do
 		plan "$tmp/plan" "$tmp/draws" || stop_rollout 2
-		awk 'FILENAME == ARGV[1] { f[$1] = 1; next }
-			FILENAME == ARGV[2] { w[$1 " " $2] = 1; next }
-			($1 == "START" || $1 == "BLOCKED" || ($1 == "WAIT" && $3 == "budget" && !(($2 " " $4) in w))) && !($2 in f) { print $2 }' \
-			"$tmp/fresh" "$tmp/waited" "$tmp/plan" >"$tmp/stale"
+		awk -v dir="$tmp" 'FILENAME == ARGV[1] { f[$1] = 1; next }
+			$1 == "WAIT" && $3 == "budget" {
+				b = ""
+				w = dir "/wait." $2
+				if ((getline b <w) > 0 && b == $4) { close(w); next }
+				close(w)
+			}
+			($1 == "START" || $1 == "BLOCKED" || ($1 == "WAIT" && $3 == "budget")) && !($2 in f) { print $2 }' \
+			"$tmp/fresh" "$tmp/plan" >"$tmp/stale"
 		[ -s "$tmp/stale" ] || return 0
 		if [ ! -f "$tmp/budgets" ] && ! get_list "$tmp/budgets" /apis/policy/v1/poddisruptionbudgets; then
 			say "cannot list the budgets"
@@ -421,7 +426,6 @@ metrics_write() {
 : >"$tmp/gone"
 : >"$tmp/running"
 : >"$tmp/held"
-: >"$tmp/waited"
 : >"$tmp/stdout"
 : >"$tmp/draws"
 total=0
@@ -689,8 +693,7 @@ while :; do
 	# The budget a node waits for, said when it starts waiting for it.
 	sed -n 's/^WAIT \([^ ]*\) budget \([^ ]*\)$/\1 \2/p' "$tmp/plan" >"$tmp/bwait"
 	while read -r bn bb; do
-		[ "$(cat "$tmp/wait.$bn" 2>/dev/null)" = "$bb" ] ||
-			{ out "wait $bn budget $bb" && echo "$bb" >"$tmp/wait.$bn" && echo "$bn $bb" >>"$tmp/waited"; }
+		[ "$(cat "$tmp/wait.$bn" 2>/dev/null)" = "$bb" ] || { out "wait $bn budget $bb" && echo "$bb" >"$tmp/wait.$bn"; }
 		waiting=1
 	done <"$tmp/bwait"
 	go=$(sed -n 's/^START \([^ ]*\) .*/\1/p' "$tmp/plan")

@@ -479,10 +479,6 @@ case $* in
 "get --raw /api/v1/pods?fieldSelector=spec.nodeName%3D$n") printf '{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[]}\n' ;;
 "label node $n --overwrite $S="*) echo "${5#*=}" >"$F/fake/state" && echo "node/$n labeled" ;;
 "label node $n $S-") : >"$F/fake/state" && echo "node/$n unlabeled" ;;
-"label node $n --overwrite nvidia.com/cuda.driver.major="*)
-	[ "${FAKE_NO_DRIVER:-0}" = 1 ] || echo "${5#*=}.${6#*=}.${7#*=}" >"$F/fake/driver"
-	echo "node/$n labeled"
-	;;
 "patch node $n --type=merge --field-manager=gpudrv -p "*" -o json")
 	# drv-upgrade.sh's writes: the members it sends, as the API server
 	# merges them; the answer is the node after the write.
@@ -490,6 +486,7 @@ case $* in
 	m() { printf '%s\n' "$p" | sed -n "s#.*\"$1\":\\(\"[^\"]*\"\\|true\\|null\\).*#\\1#p"; }
 	case $(m "$S") in \"*) m "$S" | tr -d '"' >"$F/fake/state" ;; null) : >"$F/fake/state" ;; esac
 	case $(m unschedulable) in
+	# FAKE_CORDON_NOOP=1: a cordon the API answers without taking it
 	true) [ "${FAKE_CORDON_NOOP:-0}" = 1 ] || echo true >"$F/fake/unsched" ;;
 	null) : >"$F/fake/unsched" ;;
 	esac
@@ -499,13 +496,6 @@ case $* in
 			tr -d '"' >"$F/fake/driver"
 	fi
 	node
-	;;
-"annotate node $n --overwrite $I=true") echo true >"$F/fake/initial" && echo "node/$n annotated" ;;
-"annotate node $n $I-") : >"$F/fake/initial" && echo "node/$n annotated" ;;
-"cordon $n")
-	# FAKE_CORDON_NOOP=1: as kubectl cordon does when the API refuses it, exit 0
-	[ "${FAKE_CORDON_NOOP:-0}" = 1 ] || echo true >"$F/fake/unsched"
-	echo "node/$n cordoned"
 	;;
 "uncordon $n") : >"$F/fake/unsched" && echo "node/$n uncordoned" ;;
 "drain $n "*) echo "node/$n already cordoned" && echo "node/$n drained" ;;
