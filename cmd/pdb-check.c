@@ -9,7 +9,7 @@
 
 #include "gpudrv.h"
 
-static const char usage[] = "[-s] node [file] | -a [-s] [file]";
+static const char usage[] = "[-s] node [file] | -a [-s] [file] | -p [file]";
 
 /* -a: each line of a node starts with its name. */
 static void
@@ -131,14 +131,23 @@ main(int argc, char **argv)
 	struct drain d;
 	const char *node = NULL;
 	size_t i, j;
-	int c, rc, all = 0, listing = 0, blocked = 0;
+	int c, rc, all = 0, listing = 0, blocked = 0, pods = 0;
 
 	setprogname(argv[0]);
-	while ((c = nextopt(argc, argv, "ash", usage)) != -1) {
+	while ((c = nextopt(argc, argv, "ashp", usage)) != -1) {
 		switch (c) {
 		case 'a': all = 1; break;
 		case 's': listing = 1; break;
+		case 'p': pods = 1; break;
 		}
+	}
+	if (pods) {
+		/* the pods as read, a line each: no budget, no verdict */
+		if (all || listing || argc - optind > 1)
+			usage_exit(usage);
+		if ((rc = pods_print(argv[optind], stdout)) != EXIT_CLEAN)
+			return rc;
+		return fshut(stdout, "stdout");
 	}
 	if (all && argc - optind > 1) {
 		warnf("-a checks every node: it takes no node name");

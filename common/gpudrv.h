@@ -350,6 +350,10 @@ int cluster_read(struct cluster *cl, const char *path, const char *node);
 void cluster_by_node(struct cluster *cl); /* sorts the pods by node, then input order */
 size_t node_pods_end(const struct cluster *cl, size_t i); /* past the pods on pods[i]'s node */
 void cluster_free(struct cluster *cl); /* all cluster_read kept */
+/* Pods alone, a line each onto out: "node namespace/name phase ready restarts"
+ * ("-": not set), a document's lines once it is whole (pdb-check -p).  0, or
+ * 2 if the reader said why; dies on bad input and on input with no list. */
+int pods_print(const char *path, FILE *out);
 
 /* drain.c: the eviction API's rules, the disruption controller's arithmetic. */
 #define MAX_DISRUPTED 2000 /* eviction.go MaxDisruptedPodSize */

@@ -393,3 +393,132 @@ cluster_free(struct cluster *cl)
 	free(cl->budgets);
 	free(cl->pods);
 }
+
+/*
+ * Pods alone (pdb-check -p): kubectl get pods -o json, or GET of a PodList,
+ * each pod as a line: its node, namespace/name, phase, Ready condition and
+ * restarts, "-" for what is not set.  The scripts read pods only so, never
+ * through a jsonpath of their own.
+ */
+static const struct kspec row_meta[] = { { "name", NULL }, { "namespace", NULL }, { NULL, NULL } };
+static const struct kspec row_spec[] = { { "nodeName", NULL }, { NULL, NULL } };
+static const struct kspec row_status[] = { { "phase", NULL }, { "conditions", NULL },
+	{ "containerStatuses", NULL }, { NULL, NULL } };
+static const struct kspec row_keys[] = { { "kind", NULL }, { "metadata", row_meta },
+	{ "spec", row_spec }, { "status", row_status }, { NULL, NULL } };
+static const char *const row_kinds[] = { "Pod", NULL };
+static const char *const row_lists[] = { "PodList", NULL };
+
+struct rows {
+	const char *name; /* the input, for messages */
+	FILE *out;        /* where the lines go once their document is whole */
+	char *buf;        /* the lines of the document being read */
+	size_t len;
+	FILE *held;
+	int listed;       /* a list read whole: List or PodList */
+};
+
+/* A word of the API's own (a phase, a condition's status): letters only. */
+static const char *
+word_of(const char *s, const char *path, const char *where)
+{
+	if (s == NULL || *s == '\0')
+		return "-";
+	if (strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz") != strlen(s))
+		die("%s: %s %s is not a word of the API's (letters only)", where, path, qstr(s));
+	return s;
+}
+
+static void
+row_item(const struct item *it, void *arg)
+{
+	struct rows *r = arg;
+	const cJSON *st, *c = NULL;
+	const char *node, *ready = NULL, *ns, *name;
+	char buf[600];
+	long long restarts = 0;
+	long n;
+
+	/* nothing allocated here: a bad item's die() leaves by longjmp (doc.c) */
+	snprintf(buf, sizeof buf, "%s: item %zu (Pod)", r->name, it->index);
+	name = need_str(it->obj, "metadata.name", buf);
+	ns = need_str(it->obj, "metadata.namespace", buf);
+	/* one line a pod, split at spaces: names as the API server allows them */
+	if (!dns_subdomain_ok(ns))
+		die("%s: item %zu (Pod): metadata.namespace %s is not a valid namespace", r->name,
+		    it->index, qstr(ns));
+	if (!dns_subdomain_ok(name))
+		die("%s: item %zu (Pod): metadata.name %s is not a valid pod name", r->name, it->index,
+		    qstr(name));
+	snprintf(buf, sizeof buf, "%s: item %zu: Pod %s/%s", r->name, it->index, ns, name);
+	node = str_if_present(opt_obj(it->obj, "spec", "spec", buf), "nodeName", "spec.nodeName", buf);
+	st = opt_obj(it->obj, "status", "status", buf);
+	if (node != NULL && *node != '\0' && !dns_subdomain_ok(node))
+		die("%s: spec.nodeName %s is not a valid node name", buf, qstr(node));
+	while ((c = j_next(j_get(st, "conditions"), c)) != NULL) {
+		const char *type = str_if_present(c, "type", "status.conditions[].type", buf);
+
+		if (type != NULL && strcmp(type, "Ready") == 0) {
+			ready = str_if_present(c, "status", "status.conditions[].status", buf);
+			break;
+		}
+	}
+	c = NULL;
+	while ((c = j_next(j_get(st, "containerStatuses"), c)) != NULL) {
+		opt_int32(c, "restartCount", "status.containerStatuses[].restartCount", &n, buf);
+		if (n < 0)
+			die("%s: status.containerStatuses[].restartCount is %ld: a count is never negative",
+			    buf, n);
+		restarts += n;
+	}
+	fprintf(r->held, "%s %s/%s %s %s %lld\n", node != NULL && *node != '\0' ? node : "-", ns,
+	    name, word_of(str_if_present(st, "phase", "status.phase", buf), "status.phase", buf),
+	    word_of(ready, "status.conditions[Ready].status", buf), restarts);
+}
+
+/* A document's end: its lines are printed if it was whole, else forgotten. */
+static void
+row_end(int ok, void *arg)
+{
+	struct rows *r = arg;
+
+	if (fflush(r->held) != 0)
+		die("cannot hold the pods' lines:");
+	if (ok && r->len > 0 && fwrite(r->buf, 1, r->len, r->out) != r->len)
+		die("cannot write the pods' lines:");
+	rewind(r->held);
+	r->len = 0;
+}
+
+static void
+row_listed(const char *kind, void *arg)
+{
+	((struct rows *)arg)->listed = 1;
+	(void)kind;
+}
+
+int
+pods_print(const char *path, FILE *out)
+{
+	struct rows r;
+	struct doc_reader dr = { row_kinds, row_lists, "a List of Pods",
+		"; use kubectl get pods -o json", 0, 1, row_keys, row_item, row_end, NULL, 0,
+		row_listed };
+	int rc;
+
+	memset(&r, 0, sizeof r);
+	r.name = path == NULL || strcmp(path, "-") == 0 ? "<stdin>" : path;
+	r.out = out;
+	if ((r.held = open_memstream(&r.buf, &r.len)) == NULL)
+		die("cannot hold the pods' lines:");
+	dr.arg = &r;
+	rc = doc_each(path, &dr);
+	fclose(r.held);
+	free(r.buf);
+	if (rc != EXIT_CLEAN)
+		return EXIT_TROUBLE; /* the reader said why */
+	/* an answer with no list (an empty body, a lone Pod) is not "no pod" */
+	if (!r.listed)
+		die("no PodList in %s: the pods were not read", r.name);
+	return EXIT_CLEAN;
+}

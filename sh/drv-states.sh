@@ -117,13 +117,13 @@ fi
 # A list that cannot be read whole is exit 2, never "nothing holds it".
 : >"$tmp/draws"
 : >"$tmp/gpupods"
-pods_range='{range .items[*]}n={.spec.nodeName}{" "}{.metadata.namespace}/{.metadata.name}{" "}p={.status.phase}{" "}r={.status.conditions[?(@.type=="Ready")].status}{" "}c={range .status.containerStatuses[*]}{.restartCount}{","}{end}{"\n"}{end}'
 if awk '$4 == "drain-required" || $4 == "pod-deletion-required" { f = 1 } END { exit !f }' "$tmp/facts"; then
 	get_draws "$tmp/draws" || finish 2
 fi
 if awk '$4 ~ /^(pod-restart-required|post-maintenance-required|validation-required|upgrade-failed)$/ { f = 1 } END { exit !f }' "$tmp/facts"; then
 	for role in driver:app.kubernetes.io/component=nvidia-driver validator:app=nvidia-operator-validator; do
-		kc_list "$tmp/pods.${role%%:*}" "the ${role%%:*} pods (${role#*:})" "$pods_range" pods -A -l "${role#*:}" || finish 2
+		get_pods "$tmp/pods.${role%%:*}" "the ${role%%:*} pods (${role#*:})" \
+			"/api/v1/pods?labelSelector=$(urlencode "${role#*:}")" || finish 2
 		sed "s|^|${role%%:*} |" "$tmp/pods.${role%%:*}" >>"$tmp/gpupods"
 	done
 fi
@@ -166,15 +166,10 @@ BEGIN {
 		held[f[1]] = l
 	}
 	while ((getline l < gpupods) > 0) {
-		# ROLE n=NODE ns/name p=PHASE r=READY c=N,N,
+		# ROLE NODE ns/name PHASE READY RESTARTS (pdb-check -p; "-": not set)
 		split(l, f, " ")
-		n = substr(f[2], 3)
-		if (n == "" || ((f[1] SUBSEP n) in gp)) continue
-		k = split(substr(f[6], 3), c, ","); r = 0
-		for (i = 1; i <= k; i++) r += c[i]
-		# "-" for a phase or Ready condition not reported, so the fields stay put
-		ph = substr(f[4], 3); rd = substr(f[5], 3)
-		gp[f[1], n] = f[3] " " (ph == "" ? "-" : ph) " " (rd == "" ? "-" : rd) " " r
+		if (f[2] == "-" || ((f[1] SUBSEP f[2]) in gp)) continue
+		gp[f[1], f[2]] = f[3] " " f[4] " " f[5] " " f[6]
 	}
 	# The operator counts these as under way (maxParallelUpgrades).
 	split("cordon-required wait-for-jobs-required pod-deletion-required drain-required node-maintenance-required post-maintenance-required pod-restart-required validation-required uncordon-required", u, " ")

@@ -147,16 +147,15 @@ record() {
 	[ "$progress" = 1 ] || return 0
 	printf '%s %s\n' "$node" "$*" >&3 2>/dev/null || gpudrv_abort "cannot write to standard output"
 }
-# running_jobs: into $tmp/jobs, "namespace/name" of each pod on the node that
+# running_jobs: into $tmp/jobs, pdb-check -p's line of each pod on the node that
 # -j selects and that still runs: phase Running or Pending, as the operator
 # counts (Succeeded, Failed and Unknown are not), the API server filtering;
 # $njobs: how many, $jobs_named: the first five and how many more.
 running_jobs() {
-	kc_list "$tmp/jobs" "the pods -j '$wait_sel' selects on $node" '{range .items[*]}{.metadata.namespace}/{.metadata.name}{"\n"}{end}' \
-		pods -A -l "$wait_sel" \
-		--field-selector="spec.nodeName=$node,status.phase!=Succeeded,status.phase!=Failed,status.phase!=Unknown" || return
+	get_pods "$tmp/jobs" "the pods -j '$wait_sel' selects on $node" \
+		"/api/v1/pods?labelSelector=$(urlencode "$wait_sel")&fieldSelector=$(urlencode "spec.nodeName=$node,status.phase!=Succeeded,status.phase!=Failed,status.phase!=Unknown")" || return
 	njobs=$(grep -c . "$tmp/jobs") || :
-	jobs_named=$(awk 'NR <= 5 { printf "%s%s", (NR > 1 ? " " : ""), $0 } END { if (NR > 5) printf " and %d more", NR - 5 }' "$tmp/jobs")
+	jobs_named=$(awk 'NR <= 5 { printf "%s%s", (NR > 1 ? " " : ""), $2 } END { if (NR > 5) printf " and %d more", NR - 5 }' "$tmp/jobs")
 }
 
 # set_state STATE [LABELS [ANNOTATIONS [SPEC]]]: the upgrade-state label

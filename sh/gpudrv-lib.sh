@@ -399,20 +399,21 @@ said() {
 	tr '\n\t' '  ' <"$1" 2>/dev/null | tr -c '[:print:]' '?' | cut -c1-300
 }
 
-# get_list FILE PATH: GET PATH (--raw, the API server's own JSON) into FILE;
-# status 2, saying why, when kubectl fails or answers exit 0 with no body (a
-# proxy or a wrapper can): a list not read is never an empty one.  The filter
-# that reads FILE proves the rest (the kind asked for, an items list, every
-# byte, no Status, no watch event), and the caller names PATH if it refuses.
+# get_list FILE PATH [WHAT]: GET PATH (--raw, the API server's own JSON)
+# into FILE; status 2, saying why ("cannot list WHAT" with WHAT), when
+# kubectl fails or answers exit 0 with no body (a proxy or a wrapper can): a
+# list not read is never an empty one.  The filter that reads FILE proves
+# the rest (the kind asked for, an items list, every byte, no Status, no
+# watch event), and the caller names PATH if it refuses.
 get_list() {
 	if ! kc "$1" "$1.err" get --raw "$2"; then
-		kubectl_said "cannot GET $2" "$1.err"
+		if [ -n "${3:-}" ]; then kubectl_said "cannot list $3" "$1.err"; else kubectl_said "cannot GET $2" "$1.err"; fi
 		return 2
 	fi
 	# The first byte that is not white space, in constant memory: the body
 	# is one line, and grep would hold all of it (110 MB at 30,000 pods).
 	[ -n "$(tr -d '[:space:]' <"$1" | dd bs=1 count=1 2>/dev/null)" ] && return 0
-	say "GET $2 answered with an empty body (kubectl exit 0): nothing can be said of it"
+	say "${3:+cannot list $3: }GET $2 answered with an empty body (kubectl exit 0): nothing can be said of it"
 	return 2
 }
 
@@ -443,25 +444,18 @@ get_draws() {
 	return 2
 }
 
-# kc_list FILE WHAT RANGE ARGS...: kubectl get ARGS -o jsonpath, RANGE for
-# each item (a {range .items[*]}...{end}), into FILE, proven whole: the
-# output must begin with the list's kind and end with a last line of its
-# own, which are then taken off.  Status 2, saying why (WHAT names the list),
-# otherwise.
-kc_list() {
-	gpudrv_f=$1
-	gpudrv_w=$2
-	gpudrv_r=$3
-	shift 3
-	if ! kc "$gpudrv_f" "$gpudrv_f.err" get "$@" -o "jsonpath={.kind}{\"\\n\"}$gpudrv_r{\"--end--\\n\"}"; then
-		kubectl_said "cannot list $gpudrv_w" "$gpudrv_f.err"
-		return 2
-	fi
-	if [ "$(sed -n 1p "$gpudrv_f")" != List ] || [ "$(sed -n '$p' "$gpudrv_f")" != --end-- ]; then
-		say "cannot list $gpudrv_w: kubectl get $* answered exit 0 with $(if [ -s "$gpudrv_f" ]; then echo 'a list that is not whole'; else echo 'nothing'; fi)"
-		return 2
-	fi
-	sed '1d;$d' "$gpudrv_f" >"$gpudrv_f.body" && mv "$gpudrv_f.body" "$gpudrv_f"
+# get_pods FILE WHAT PATH: the pods GET PATH lists (a PodList, the API
+# server's own JSON), read by pdb-check -p ($pdb_check): a line a pod into
+# FILE, "node namespace/name phase ready restarts"; status 2, saying why
+# (WHAT: which pods), when the list cannot be read whole.
+get_pods() {
+	get_list "$1.json" "$3" "$2" || return 2
+	gpudrv_pc=0
+	"$pdb_check" -p "$1.json" >"$1" || gpudrv_pc=$?
+	rm -f "$1.json" "$1.json.err"
+	[ "$gpudrv_pc" = 0 ] && return 0
+	say "cannot list $2: pdb-check cannot read the answer to GET $3 (exit $gpudrv_pc)"
+	return 2
 }
 
 # check_value OPTION VALUE WHAT: exits 2 naming VALUE, shown safe on one

@@ -38,16 +38,15 @@ t_out "no drain was started" 0
 # The fake cluster, extended: FAKE_SKIP is the node's
 # nvidia.com/gpu-driver-upgrade.skip label; FAKE_JOBS names the files in
 # t/data/upgrade that the queries of -j get (the pods still running, as the
-# API server filters them and kubectl's jsonpath prints them, between the
-# list's kind and the end line drv-upgrade.sh asks for), one a call, the
-# last one again and again ("refused": the API refuses the selector).
+# API server filters them: a PodList), one a call, the last one again and
+# again ("refused": the API refuses the selector).
 t_fake_cluster
 mv kubectl kubectl.cluster
 cat >kubectl <<'STUB'
 #!/bin/sh
 F=$FAKE_DIR
 case $* in
-*" get pods -A -l "*" --field-selector=spec.nodeName=lab-node-1,status.phase!=Succeeded,status.phase!=Failed,status.phase!=Unknown -o jsonpath="*)
+*" get --raw /api/v1/pods?labelSelector="*"&fieldSelector=spec.nodeName%3Dlab-node-1%2Cstatus.phase%21%3DSucceeded%2Cstatus.phase%21%3DFailed%2Cstatus.phase%21%3DUnknown")
 	echo "$$" >>"$F/kubectl.pids"
 	printf '%s\n' "$*" >>"$F/kubectl.log"
 	n=$(($(cat "$F/jobs.calls" 2>/dev/null || echo 0) + 1))
@@ -60,9 +59,7 @@ case $* in
 		echo 'Error from server (BadRequest): unable to parse requirement: values[0][job]: Invalid value: "train!": a valid label must be an empty string or consist of alphanumeric characters' >&2
 		exit 1
 	fi
-	echo List
 	cat "$FAKE_DATA/upgrade/$f"
-	echo --end--
 	;;
 *" patch node lab-node-1 "*"\"nvidia.com/gpu-driver-upgrade-state\":\"${FAKE_DENY:-none}\""*)
 	# A webhook's denial: two lines, the second like one of the script's own.
@@ -239,7 +236,7 @@ t_grep "upgraded" out "^$OUT_DONE\$"
 # end.  Two still run (Running, Pending; one Succeeded already), then all
 # have ended (Succeeded, Failed): one look before the cordon, two after.
 fresh
-FAKE_JOBS="jobs-running.txt jobs-running.txt jobs-done.txt" t_run up -j job=train -J 60 lab-node-1 550.90.07
+FAKE_JOBS="jobs-running.json jobs-running.json jobs-done.json" t_run up -j job=train -J 60 lab-node-1 550.90.07
 t_rc 0 "-j job=train: the jobs end within -J 60"
 t_out "prints the audit and the result" "audit: OK" "$OUT_DONE"
 {
@@ -256,27 +253,27 @@ t_states "wait-for-jobs-required is written with the cordon, then drain-required
 	wait-for-jobs-required drain-required validation-required upgrade-done
 t_is "the cordon is written with wait-for-jobs-required" "$(writes "\"$S\":\"wait-for-jobs-required\"}},\"spec\":{\"unschedulable\":true}}")" 1
 t_is "lists the node's pods by the selector, three times" \
-	"$(calls 'get pods -A -l job=train --field-selector=spec.nodeName=lab-node-1,status.phase!=Succeeded,status.phase!=Failed,status.phase!=Unknown -o jsonpath=')" 3
+	"$(calls 'get --raw /api/v1/pods?labelSelector=job%3Dtrain&fieldSelector=spec.nodeName%3Dlab-node-1%2Cstatus.phase%21%3DSucceeded%2Cstatus.phase%21%3DFailed%2Cstatus.phase%21%3DUnknown$')" 3
 t_run sed -n -e "s|^--request-timeout=[0-9]*s patch node lab-node-1 .*\"$S\":\"\([^\"]*\)\".*|\1|p" \
-	-e 's#^--request-timeout=[0-9]*s \(drain\|get pods -A -l\).*#\1#p' kubectl.log
-L="get pods -A -l"
+	-e 's#^--request-timeout=[0-9]*s \(drain\|get --raw /api/v1/pods?labelSelector=\).*#\1#p' kubectl.log
+L="get --raw /api/v1/pods?labelSelector="
 t_out "in order: a look, the cordon with its state, two looks, then the drain" \
 	"$L" wait-for-jobs-required "$L" "$L" drain-required drain validation-required upgrade-done
 
 # No pod selected: the state is passed at once.
 fresh
-FAKE_JOBS=jobs-none.txt t_run up --wait-for 'job in (train, eval)' lab-node-1 550.90.07
+FAKE_JOBS=jobs-none.json t_run up --wait-for 'job in (train, eval)' lab-node-1 550.90.07
 t_rc 0 "--wait-for with no pod of it on the node"
 t_grep "says none runs" err "^drv-upgrade.sh: lab-node-1: no pod matching 'job in (train, eval)' runs on the node$"
 t_states "passes wait-for-jobs-required" wait-for-jobs-required drain-required validation-required upgrade-done
 t_is "the selector is passed as one argument" \
-	"$(calls 'get pods -A -l job in (train, eval) --field-selector=spec.nodeName=lab-node-1,')" 2
+	"$(calls 'get --raw /api/v1/pods?labelSelector=job%20in%20%28train%2C%20eval%29&fieldSelector=spec.nodeName%3Dlab-node-1%2C')" 2
 
 # -J passes: the operator goes on to pod deletion and the drain, which
 # evicts them.
 fresh
 t0=$(date +%s)
-FAKE_JOBS=jobs-running.txt t_run up -j job=train --wait-timeout 3 lab-node-1 550.90.07
+FAKE_JOBS=jobs-running.json t_run up -j job=train --wait-timeout 3 lab-node-1 550.90.07
 took=$(($(date +%s) - t0))
 t_rc 0 "-j whose pods outlast -J 3"
 t_out "prints the audit and the result" "audit: OK" "$OUT_DONE"
@@ -298,7 +295,7 @@ t_ok $? "waited -J's 3 seconds, not more (${took}s)"
 # through the failure path (the node uncordoned, upgrade-failed, exit 2).
 fresh
 t0=$(date +%s)
-FAKE_JOBS=jobs-running.txt GPUDRV_TIMEOUT=8 GPUDRV_REQUEST_TIMEOUT=1 t_run up -j job=train lab-node-1 550.90.07
+FAKE_JOBS=jobs-running.json GPUDRV_TIMEOUT=8 GPUDRV_REQUEST_TIMEOUT=1 t_run up -j job=train lab-node-1 550.90.07
 took=$(($(date +%s) - t0))
 t_rc 2 "-j with no -J, the jobs running past GPUDRV_TIMEOUT=8"
 t_out "prints nothing on stdout"

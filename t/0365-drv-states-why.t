@@ -43,14 +43,10 @@ t_state_nodes "$(t_state_node a-req upgrade-required - false True 1830)" \
 	"$(t_state_node m-odd half-done - false True 50)" \
 	"$(t_state_node n-skip upgrade-required true false True 50)" \
 	"$(t_state_node o-down drain-required - true False 50 '' gpu-operator)" >nodes.json
-cat >driver.txt <<'EOF'
-n=i-restart gpu-operator/nvidia-driver-daemonset-aaaaa p=Running r=False c=4,
-n=l-failed gpu-operator/nvidia-driver-daemonset-bbbbb p=Pending r= c=
-n= gpu-operator/nvidia-driver-daemonset-ccccc p=Pending r= c=
-EOF
-cat >validator.txt <<'EOF'
-n=k-uncordon gpu-operator/nvidia-operator-validator-zzzzz p=Running r=True c=0,
-EOF
+t_gpu_pods "$(t_gpu_pod i-restart gpu-operator/nvidia-driver-daemonset-aaaaa Running False 4)" \
+	"$(t_gpu_pod l-failed gpu-operator/nvidia-driver-daemonset-bbbbb Pending -)" \
+	"$(t_gpu_pod - gpu-operator/nvidia-driver-daemonset-ccccc Pending -)" >driver.json
+t_gpu_pods "$(t_gpu_pod k-uncordon gpu-operator/nvidia-operator-validator-zzzzz Running True 0)" >validator.json
 t_run drv-states.sh -m ok.csv
 t_rc 0 "every state: findings are not errors"
 t_err "nothing on stderr"
@@ -92,12 +88,12 @@ t_out "the budgets and pods once, the driver and validator pods once each" \
 	"--request-timeout=60s get --raw /api/v1/nodes?labelSelector=nvidia.com%2Fgpu.present%3Dtrue" \
 	"--request-timeout=60s get --raw /apis/policy/v1/poddisruptionbudgets" \
 	"--request-timeout=60s get --raw /api/v1/pods?fieldSelector=spec.nodeName%21%3D" \
-	"--request-timeout=60s get pods -A -l app.kubernetes.io/component=nvidia-driver -o jsonpath={.kind}{\"\\n\"}{range .items[*]}n={.spec.nodeName}{\" \"}{.metadata.namespace}/{.metadata.name}{\" \"}p={.status.phase}{\" \"}r={.status.conditions[?(@.type==\"Ready\")].status}{\" \"}c={range .status.containerStatuses[*]}{.restartCount}{\",\"}{end}{\"\\n\"}{end}{\"--end--\\n\"}" \
-	"--request-timeout=60s get pods -A -l app=nvidia-operator-validator -o jsonpath={.kind}{\"\\n\"}{range .items[*]}n={.spec.nodeName}{\" \"}{.metadata.namespace}/{.metadata.name}{\" \"}p={.status.phase}{\" \"}r={.status.conditions[?(@.type==\"Ready\")].status}{\" \"}c={range .status.containerStatuses[*]}{.restartCount}{\",\"}{end}{\"\\n\"}{end}{\"--end--\\n\"}"
+	"--request-timeout=60s get --raw /api/v1/pods?labelSelector=app.kubernetes.io%2Fcomponent%3Dnvidia-driver" \
+	"--request-timeout=60s get --raw /api/v1/pods?labelSelector=app%3Dnvidia-operator-validator"
 
 # The validator not Ready yet, within the operator's 600 s: how long is left.
 t_state_nodes "$(t_state_node v validation-required - true True 400 '"nvidia.com/gpu-driver-upgrade-validation-start-time":"'$((now - 100))'"' gpu-operator)" >nodes.json
-echo 'n=v gpu-operator/nvidia-operator-validator-vvvvv p=Running r=False c=0,0,' >validator.txt
+t_gpu_pods "$(t_gpu_pod v gpu-operator/nvidia-operator-validator-vvvvv Running False 0 0)" >validator.json
 t_run drv-states.sh -m ok.csv
 t_grep "validation-required: since the operator's start time, and the time left" out \
 	"^v validation-required cordoned $TAG ok 1m[0-9]*s validator waits for the validator: gpu-operator/nvidia-operator-validator-vvvvv is Running, not Ready; the operator fails it 600 s after its start, in [89]m[0-9]*s; fix: kubectl -n gpu-operator logs nvidia-operator-validator-vvvvv\$"
@@ -226,17 +222,25 @@ t_run drv-states.sh -m ok.csv
 t_rc 2 "the budgets answered with a list of another kind"
 t_out "prints nothing"
 cp "$DATA/pdb-lab.json" budgets.json
-# kubectl -o jsonpath answers that are not the whole list.
-cat >kubectl.cut <<'STUB'
-#!/bin/sh
-case $* in *" -o jsonpath="*) printf 'List\nn=i gpu-operator/x p=Running r=True c=0,\n' ; exit 0 ;; esac
-exec "${0%.cut}" "$@"
-STUB
-chmod +x kubectl.cut
-KUBECTL=$PWD/kubectl.cut t_run drv-states.sh -m ok.csv
+# Driver pod lists that are not whole: cut short, empty, a lone Pod.
+cp driver.json driver.whole
+head -c 300 driver.whole >driver.json
+t_run drv-states.sh -m ok.csv
 t_rc 2 "the driver pods cut short"
 t_out "prints nothing"
-t_grep "says so" err "^drv-states.sh: cannot list the driver pods (app.kubernetes.io/component=nvidia-driver): kubectl get pods -A -l app.kubernetes.io/component=nvidia-driver answered exit 0 with a list that is not whole$"
+t_grep "says where the list ends" err "^pdb-check: [^ ]*: .*"
+t_grep "and which list it was" err "^drv-states.sh: cannot list the driver pods (app.kubernetes.io/component=nvidia-driver): pdb-check cannot read the answer to GET /api/v1/pods?labelSelector=app.kubernetes.io%2Fcomponent%3Dnvidia-driver (exit 2)$"
+: >driver.json
+t_run drv-states.sh -m ok.csv
+t_rc 2 "the driver pods answered with an empty body"
+t_out "prints nothing"
+t_err "says so" "drv-states.sh: cannot list the driver pods (app.kubernetes.io/component=nvidia-driver): GET /api/v1/pods?labelSelector=app.kubernetes.io%2Fcomponent%3Dnvidia-driver answered with an empty body (kubectl exit 0): nothing can be said of it"
+t_gpu_pod i-restart gpu-operator/nvidia-driver-daemonset-aaaaa Running True 0 >driver.json
+t_run drv-states.sh -m ok.csv
+t_rc 2 "a lone Pod where the list was asked for"
+t_out "prints nothing"
+t_grep "says it is not a list" err "^pdb-check: [^ ]*: not a List of Pods"
+rm driver.json driver.whole
 
 # A managedFields time the API server would not write is an error, named.
 t_state_nodes "$(t_state_node a upgrade-required - false True 100)" | sed 's/"time":"[^"]*","fieldsType":"FieldsV1","fieldsV1":{"f:metadata"/"time":"yesterday","fieldsType":"FieldsV1","fieldsV1":{"f:metadata"/' >nodes.json

@@ -151,7 +151,7 @@ states() {
 	t_fake_pods
 	t_state_nodes "$(t_state_node lab-node-1 drain-required - true True 60)" \
 		"$(t_state_node lab-node-2 pod-restart-required - true True 60)" >nodes.json
-	echo 'n=lab-node-2 gpu-operator/driver-x p=Running r=False c=3,' >driver.txt
+	t_gpu_pods "$(t_gpu_pod lab-node-2 gpu-operator/driver-x Running False 3)" >driver.json
 	inner
 }
 table "drv-states.sh, a drain and a driver under way" states none drv-states.sh -m "$M"

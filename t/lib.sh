@@ -148,11 +148,40 @@ t_state_nodes() {
 	printf ']}\n'
 }
 
+# t_gpu_pod NODE NS/NAME PHASE READY RESTARTS...: a pod of the GPU
+# Operator's daemonsets as GET --raw answers it, a container a RESTARTS ("-"
+# for a NODE, PHASE or READY not set: the field is left out).
+t_gpu_pod() {
+	t_gp_ns=${2%%/*}
+	printf '{"metadata":{"name":"%s","generateName":"%s-","namespace":"%s",' "${2#*/}" "${2#*/}" "$t_gp_ns"
+	printf '"uid":"0b7c6a52-3f0e-4a8e-9d55-%012d","labels":{"app":"%s","controller-revision-hash":"6c9b8d7f4"},' "$#" "${2#*/}"
+	printf '"ownerReferences":[{"apiVersion":"apps/v1","kind":"DaemonSet","name":"%s","uid":"5d1e","controller":true,"blockOwnerDeletion":true}]},' "${2#*/}"
+	printf '"spec":{%s"containers":[{"name":"main","image":"driver:550"}]},"status":{' "$([ "$1" = - ] || printf '"nodeName":"%s",' "$1")"
+	t_gp_sep=
+	[ "$3" = - ] || { printf '"phase":"%s"' "$3"; t_gp_sep=,; }
+	[ "$4" = - ] || { printf '%s"conditions":[{"type":"Initialized","status":"True"},{"type":"Ready","status":"%s"},{"type":"PodScheduled","status":"True"}]' "$t_gp_sep" "$4"; t_gp_sep=,; }
+	shift 4
+	if [ $# -gt 0 ]; then
+		printf '%s"containerStatuses":[' "$t_gp_sep"
+		t_gp_sep=
+		for t_gp_r; do printf '%s{"name":"c","ready":false,"restartCount":%s,"image":"x","imageID":""}' "$t_gp_sep" "$t_gp_r"; t_gp_sep=,; done
+		printf ']'
+	fi
+	printf '}}'
+}
+# t_gpu_pods POD...: the PodList of those t_gpu_pod outputs, one argument each.
+t_gpu_pods() {
+	printf '{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"12"},"items":['
+	t_sep=
+	for t_sn; do printf '%s%s' "$t_sep" "$t_sn"; t_sep=,; done
+	printf ']}\n'
+}
+
 # t_fake_pods: ./kubectl for drv-states.sh, answering from files beside it:
 # the GPU nodes (nodes.json), the budgets (budgets.json; default the lab's
 # t/data/pdb-lab.json), every pod (pods.json; default an empty PodList), and
-# the driver and validator pods as kubectl -o jsonpath prints them
-# (driver.txt, validator.txt; absent: none), the GPU Operator's objects
+# the driver and validator pods (driver.json, validator.json, t_gpu_pods
+# lists; absent: none), the GPU Operator's objects
 # (clusterpolicies.json, gpuclusters.json, nvidiadrivers.json; absent: the
 # CRD is not installed); a file down.RESOURCE makes that request fail as
 # RBAC refuses.  Logs to kubectl.log.
@@ -169,8 +198,8 @@ case $* in
 "get --raw /api/v1/nodes?labelSelector=nvidia.com%2Fgpu.present%3Dtrue") cat "$D/nodes.json" ;;
 "get --raw /apis/policy/v1/poddisruptionbudgets") fail poddisruptionbudgets; cat "$D/budgets.json" ;;
 "get --raw /api/v1/pods?fieldSelector=spec.nodeName%21%3D") fail pods; cat "$D/pods.json" ;;
-"get pods -A -l app.kubernetes.io/component=nvidia-driver -o jsonpath="*) fail pods; printf 'List\n'; cat "$D/driver.txt" 2>/dev/null; printf -- '--end--\n' ;;
-"get pods -A -l app=nvidia-operator-validator -o jsonpath="*) fail pods; printf 'List\n'; cat "$D/validator.txt" 2>/dev/null; printf -- '--end--\n' ;;
+"get --raw /api/v1/pods?labelSelector=app.kubernetes.io%2Fcomponent%3Dnvidia-driver") fail pods; cat "$D/driver.json" 2>/dev/null || printf '{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[]}\n' ;;
+"get --raw /api/v1/pods?labelSelector=app%3Dnvidia-operator-validator") fail pods; cat "$D/validator.json" 2>/dev/null || printf '{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[]}\n' ;;
 "get --raw /apis/nvidia.com/"*)
 	f=$D/${3##*/}.json
 	[ -f "$f" ] || { echo 'Error from server (NotFound): the server could not find the requested resource' >&2; exit 1; }
@@ -475,7 +504,7 @@ case $* in
 	exit 1
 	;;
 "get --raw /apis/policy/v1/poddisruptionbudgets") cat "$FAKE_PDB" ;;
-"get pods -A -l "*" -o jsonpath="*) printf 'List\n--end--\n' ;; # no pod -j selects
+"get --raw /api/v1/pods?labelSelector="*) printf '{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[]}\n' ;; # no pod -j selects
 "get --raw /api/v1/pods?fieldSelector=spec.nodeName%3D$n") printf '{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[]}\n' ;;
 "label node $n --overwrite $S="*) echo "${5#*=}" >"$F/fake/state" && echo "node/$n labeled" ;;
 "label node $n $S-") : >"$F/fake/state" && echo "node/$n unlabeled" ;;
