@@ -89,7 +89,34 @@ struct scan {
 };
 void json_stream(struct reader *r, const struct scan *sc);
 void yaml_stream(struct reader *r, const struct scan *sc);
-/* keep.c: a key given twice in an object anywhere in v is an error. */
+/*
+ * keep.c, the keeper: what is kept of an object as a scanner meets it.  The
+ * scanner opens it (keep_open: obj a new object), gives each key (keep_key),
+ * asks what becomes of its value (keep_how), and hands over what it built
+ * (keep_put), or each item of the items list (keep_item).
+ */
+enum keep_how {
+	KEEP_NONE,   /* checked and skipped */
+	KEEP_VALUE,  /* built whole */
+	KEEP_OBJECT, /* a mapping kept in part: keep_open with at->sub */
+	KEEP_COUNT,  /* its number of members or elements, as a number */
+	KEEP_ITEMS   /* the top level's items: each to keep_item, then an empty list */
+};
+struct kept {
+	cJSON *obj;               /* what is kept so far */
+	const struct kspec *keys; /* what is to be kept */
+	const struct kspec *at;   /* the entry of the key whose value comes next, or NULL */
+	int top;                  /* a document's top level */
+};
+const struct kspec *keep_find(const struct kspec *keys, const char *key, size_t n);
+void keep_open(struct kept *k, const struct kspec *keys, int top);
+void keep_key(struct kept *k, const char *key, size_t n);
+/* map, seq: what the value is; dies "name: duplicate key" on a kept key given twice. */
+enum keep_how keep_how(const struct kept *k, int map, int seq, const char *name);
+void keep_put(struct kept *k, cJSON *v);
+/* To sc->item_fn as item *index (then one more), then freed. */
+void keep_item(const struct scan *sc, cJSON *item, size_t *index, const char *kind);
+/* A key given twice in an object anywhere in v is an error. */
 void tree_dups(const cJSON *v, const char *name);
 
 /* access.c: reading a cJSON tree by Kubernetes' rules (keys are case-sensitive). */

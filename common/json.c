@@ -1,7 +1,8 @@
 /*
  * Strict JSON, a chunk at a time.  Every byte is checked (RFC 8259 grammar,
- * string escapes, cJSON's surrogate rules), but only asked-for members are
- * copied out and handed to cJSON; the rest (status.images, ...) is skipped.
+ * string escapes, cJSON's surrogate rules), but only the members the keeper
+ * (keep.c) keeps are copied out and handed to cJSON; the rest
+ * (status.images, ...) is skipped.
  *
  * Newlines are counted while skipping white space: anywhere else a raw newline
  * is an error, so the count is exact at every error.
@@ -364,18 +365,19 @@ jdeeper(struct js *s)
 	s->p++;
 }
 
-typedef void member_fn(struct js *s, int key, void *ctx);
+typedef void member_fn(struct js *s, void *ctx);
 
 static void jvalue(struct js *s);
 
 /*
  * The members of the object at s->p, each value left to on() (which must
- * consume it) with the index of its key in keys, or -1.  keys NULL: skip all.
+ * consume it); with kp, each key, decoded as cJSON would (escapes; a \u0000
+ * ends it), first given to the keeper.  on NULL: skip them all.
  */
 static void
-jobject(struct js *s, const struct kspec *keys, member_fn *on, void *ctx)
+jobject(struct js *s, struct kept *kp, member_fn *on, void *ctx)
 {
-	int c, k;
+	int c;
 
 	jdeeper(s);
 	c = jnext(s);
@@ -384,8 +386,7 @@ jobject(struct js *s, const struct kspec *keys, member_fn *on, void *ctx)
 	for (;;) {
 		if (c != '"')
 			jbad(s, s->p);
-		k = -1;
-		if (keys == NULL) {
+		if (kp == NULL) {
 			s->p++;
 			jstr(s);
 		} else {
@@ -393,7 +394,6 @@ jobject(struct js *s, const struct kspec *keys, member_fn *on, void *ctx)
 			cJSON *dec = NULL;
 			size_t n;
 
-			/* the key, decoded as cJSON would (escapes; a \u0000 ends it) */
 			s->capturing = 1;
 			s->cfrom = s->p;
 			s->clen = 0;
@@ -409,19 +409,14 @@ jobject(struct js *s, const struct kspec *keys, member_fn *on, void *ctx)
 				name = s->cbuf + 1;
 				n = s->clen - 2;
 			}
-			for (k = 0; keys[k].key != NULL; k++)
-				if (n > 0 && keys[k].key[0] == name[0] &&
-				    strncmp(keys[k].key, name, n) == 0 && keys[k].key[n] == '\0')
-					break;
-			if (keys[k].key == NULL)
-				k = -1;
+			keep_key(kp, name, n);
 			cJSON_Delete(dec);
 		}
 		if (jnext(s) != ':')
 			jbad(s, s->p);
 		s->p++;
 		if (on != NULL)
-			on(s, k, ctx);
+			on(s, ctx);
 		else
 			jvalue(s);
 		c = jnext(s);
@@ -581,9 +576,8 @@ jcapture(struct js *s)
 
 /* The number of members or elements of the value at s->p, checked. */
 static void
-count_member(struct js *s, int k, void *ctx)
+count_member(struct js *s, void *ctx)
 {
-	(void)k;
 	jvalue(s);
 	++*(double *)ctx;
 }
@@ -612,75 +606,50 @@ jcount(struct js *s)
 	return cJSON_CreateNumber(n);
 }
 
-struct keep {
-	cJSON *obj;
-	const struct kspec *keys;
-};
-
-/* A member of an item or of the top level: kept if asked for; given twice, an error. */
+/* A member of a kept object: its value as the keeper says. */
 static void
-keep_member(struct js *s, int k, void *ctx)
+kept_member(struct js *s, void *ctx)
 {
-	struct keep *kp = ctx, sub;
-	const char *key = k >= 0 ? kp->keys[k].key : NULL;
-
-	if (key == NULL) {
-		jvalue(s);
-		return;
-	}
-	/* Which of two values would count?  Either would be a guess. */
-	if (cJSON_GetObjectItemCaseSensitive(kp->obj, key) != NULL)
-		die("%s: duplicate key %s", s->r->name, qstr(key));
-	if (kp->keys[k].sub == KS_COUNT) {
-		cJSON_AddItemToObject(kp->obj, key, jcount(s));
-		return;
-	}
-	if (kp->keys[k].sub != NULL && jnext(s) == '{') {
-		sub.obj = cJSON_CreateObject();
-		sub.keys = kp->keys[k].sub;
-		jobject(s, sub.keys, keep_member, &sub);
-		cJSON_AddItemToObject(kp->obj, key, sub.obj);
-		return;
-	}
-	cJSON_AddItemToObject(kp->obj, key, jcapture(s));
-}
-
-/* The top level: the first "items", if a list, is handed over item by item. */
-static void
-top_member(struct js *s, int k, void *ctx)
-{
-	struct keep *kp = ctx, item;
+	struct kept *kp = ctx, sub;
 	const char *kind;
 	size_t i = 0;
+	int c = jnext(s);
 
-	if (k < 0 || strcmp(kp->keys[k].key, "items") != 0 ||
-	    cJSON_GetObjectItemCaseSensitive(kp->obj, "items") != NULL) {
-		keep_member(s, k, ctx);
+	switch (keep_how(kp, c == '{', c == '[', s->r->name)) {
+	case KEEP_NONE:
+		jvalue(s);
+		return;
+	case KEEP_VALUE:
+		keep_put(kp, jcapture(s));
+		return;
+	case KEEP_COUNT:
+		keep_put(kp, jcount(s));
+		return;
+	case KEEP_OBJECT:
+		keep_open(&sub, kp->at->sub, 0);
+		jobject(s, &sub, kept_member, &sub);
+		keep_put(kp, sub.obj);
+		return;
+	case KEEP_ITEMS:
+		kind = j_str(kp->obj, "kind");
+		jarray_start(s);
+		if (jnext(s) == ']') {
+			s->p++;
+			s->depth--;
+		} else {
+			do {
+				if (jnext(s) == '{') {
+					keep_open(&sub, s->sc->item, 0);
+					jobject(s, &sub, kept_member, &sub);
+				} else {
+					sub.obj = jcapture(s);
+				}
+				keep_item(s->sc, sub.obj, &i, kind);
+			} while (jarray_more(s));
+		}
+		keep_put(kp, cJSON_CreateArray());
 		return;
 	}
-	if (jnext(s) != '[') {
-		cJSON_AddItemToObject(kp->obj, "items", jcapture(s));
-		return;
-	}
-	kind = j_str(kp->obj, "kind");
-	jarray_start(s);
-	if (jnext(s) == ']') {
-		s->p++;
-		s->depth--;
-	} else {
-		item.keys = s->sc->item;
-		do {
-			if (jnext(s) == '{') {
-				item.obj = cJSON_CreateObject();
-				jobject(s, item.keys, keep_member, &item);
-			} else {
-				item.obj = jcapture(s);
-			}
-			s->sc->item_fn(s->sc, item.obj, i++, kind);
-			cJSON_Delete(item.obj);
-		} while (jarray_more(s));
-	}
-	cJSON_AddItemToObject(kp->obj, "items", cJSON_CreateArray());
 }
 
 static void
@@ -717,15 +686,15 @@ void
 json_stream(struct reader *r, const struct scan *sc)
 {
 	struct js s;
-	struct keep top = { NULL, sc->top };
+	struct kept top;
 	size_t docs = 0;
 
 	jinit(&s, r, sc);
 	while (jmore(&s, docs++)) {
 		top.obj = NULL;
 		if (jnext(&s) == '{') {
-			top.obj = cJSON_CreateObject();
-			jobject(&s, sc->top, top_member, &top);
+			keep_open(&top, sc->top, 1);
+			jobject(&s, &top, kept_member, &top);
 		} else {
 			jvalue(&s);
 		}

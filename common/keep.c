@@ -1,7 +1,10 @@
 /*
- * What is kept of a document, below both formats: the key lists' KS_COUNT,
- * and the one walk of a kept tree for a key given twice.  It calls nothing
- * of the readers above it (json.c, yaml.c, doc.c): they call it.
+ * What is kept of a document, the one rule both formats apply: json.c and
+ * yaml.c turn bytes into keys and values, and ask the keeper what becomes
+ * of each value (keep_key, keep_how), hand it what they built of it
+ * (keep_put) and each item of a top-level "items" list (keep_item).  Here
+ * too: KS_COUNT, and the one walk of a kept tree for a key given twice.  It
+ * calls nothing of the readers above it (json.c, yaml.c, doc.c): they call it.
  */
 #include <string.h>
 
@@ -54,4 +57,66 @@ tree_dups(const cJSON *root, const char *name)
 			return;
 		n = n->next;
 	}
+}
+
+/* The entry of keys for the key of n bytes (a NUL ends a key, as in cJSON), or NULL. */
+const struct kspec *
+keep_find(const struct kspec *keys, const char *key, size_t n)
+{
+	if (keys == NULL || keys == KS_COUNT || n == 0)
+		return NULL;
+	for (; keys->key != NULL; keys++)
+		if (keys->key[0] == key[0] && strncmp(keys->key, key, n) == 0 && keys->key[n] == '\0')
+			return keys;
+	return NULL;
+}
+
+void
+keep_open(struct kept *k, const struct kspec *keys, int top)
+{
+	k->obj = cJSON_CreateObject();
+	k->keys = keys;
+	k->at = NULL;
+	k->top = top;
+}
+
+void
+keep_key(struct kept *k, const char *key, size_t n)
+{
+	k->at = keep_find(k->keys, key, n);
+}
+
+/*
+ * What becomes of the value of the key last given, a mapping (map), a list
+ * (seq) or a scalar: a kept key given twice is an error (which of two
+ * values would count?  Either would be a guess).
+ */
+enum keep_how
+keep_how(const struct kept *k, int map, int seq, const char *name)
+{
+	if (k->at == NULL)
+		return KEEP_NONE;
+	if (cJSON_GetObjectItemCaseSensitive(k->obj, k->at->key) != NULL)
+		die("%s: duplicate key %s", name, qstr(k->at->key));
+	if (k->top && strcmp(k->at->key, "items") == 0)
+		return seq ? KEEP_ITEMS : KEEP_VALUE;
+	if (k->at->sub == KS_COUNT)
+		return map || seq ? KEEP_COUNT : KEEP_VALUE;
+	if (k->at->sub != NULL && map)
+		return KEEP_OBJECT;
+	return KEEP_VALUE;
+}
+
+void
+keep_put(struct kept *k, cJSON *v)
+{
+	cJSON_AddItemToObject(k->obj, k->at->key, v);
+	k->at = NULL;
+}
+
+void
+keep_item(const struct scan *sc, cJSON *item, size_t *index, const char *kind)
+{
+	sc->item_fn(sc, item, (*index)++, kind);
+	cJSON_Delete(item);
 }

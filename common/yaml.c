@@ -1,8 +1,8 @@
 /*
- * kubectl YAML, read from libyaml's events and streamed, keeping only the
- * asked-for members (yaml_stream): each kept value built into the tree JSON
- * would give, the rest checked alike (keys are strings and not repeated, no
- * NUL, no alias, not too deep).
+ * kubectl YAML, read from libyaml's events and streamed (yaml_stream): of
+ * what the keeper (keep.c) keeps, each value built into the tree JSON would
+ * give, the rest checked alike (keys are strings and not repeated, no NUL,
+ * no alias, not too deep).
  *
  * Scalars are read as kubectl reads them (sigs.k8s.io/yaml, YAML 1.1): see
  * yscalar.  Empty documents (a "---" at the end) are no documents.
@@ -396,8 +396,8 @@ yevent(struct yin *in, const yaml_event_t *ev)
 }
 
 /*
- * Streamed: a stack of the open collections, the asked-for values built with
- * the builder above, the rest only checked as the whole-tree way checks it.
+ * Streamed: a stack of the open collections, what the keeper (keep.c) keeps
+ * built with the builder above, the rest only checked alike.
  */
 enum { Y_TOP, Y_ITEMS, Y_ITEM, Y_KEEP, Y_COUNT, Y_SKIP };
 
@@ -407,10 +407,8 @@ struct yframe {
 	int want_key;        /* a mapping waiting for its next key */
 	int dup;             /* its pending key was seen before */
 	double count;        /* Y_COUNT: its members or elements */
-	const struct kspec *keep; /* its pending key, if asked for */
-	const struct kspec *spec; /* the keys it keeps */
-	struct strset *seen;      /* its keys */
-	cJSON *obj;               /* Y_TOP, Y_ITEM, Y_KEEP: the kept members */
+	struct strset *seen; /* its keys */
+	struct kept k;       /* Y_TOP, Y_ITEM, Y_KEEP: what is kept of it */
 };
 
 struct ystream {
@@ -432,7 +430,7 @@ ydone(struct ystream *y)
 	if (f != NULL && f->map) {
 		f->want_key = 1;
 		f->dup = 0;
-		f->keep = NULL;
+		f->k.at = NULL;
 	}
 }
 
@@ -446,11 +444,10 @@ ydeliver(struct ystream *y, cJSON *v)
 		return;
 	}
 	if (f->role == Y_ITEMS) {
-		y->sc->item_fn(y->sc, v, y->items++, y->kind);
-		cJSON_Delete(v);
+		keep_item(y->sc, v, &y->items, y->kind);
 		return;
 	}
-	cJSON_AddItemToObject(f->obj, f->keep->key, v);
+	keep_put(&f->k, v);
 	ydone(y);
 }
 
@@ -469,20 +466,8 @@ ypush(struct ystream *y, int role, const struct kspec *spec, const yaml_event_t 
 	f->want_key = f->map;
 	if (f->map)
 		f->seen = strset_new();
-	f->spec = spec;
 	if (spec != NULL)
-		f->obj = cJSON_CreateObject();
-}
-
-static const struct kspec *
-ykeep(const struct kspec *keys, const char *k)
-{
-	if (keys == NULL || keys == KS_COUNT)
-		return NULL;
-	for (; keys->key != NULL; keys++)
-		if (strcmp(keys->key, k) == 0)
-			return keys;
-	return NULL;
+		keep_open(&f->k, spec, role == Y_TOP);
 }
 
 /* A collection ends: what it kept goes to its parent, or is the document's. */
@@ -494,23 +479,33 @@ yclose(struct ystream *y)
 	strset_free(f->seen);
 	switch (f->role) {
 	case Y_ITEM:
-		y->sc->item_fn(y->sc, f->obj, y->items++, y->kind);
-		cJSON_Delete(f->obj);
+		keep_item(y->sc, f->k.obj, &y->items, y->kind);
 		break;
 	case Y_TOP:
-		y->top = f->obj;
+		y->top = f->k.obj;
 		break;
 	case Y_ITEMS:
-		cJSON_AddItemToObject(up->obj, "items", cJSON_CreateArray());
+		keep_put(&up->k, cJSON_CreateArray());
 		break;
 	case Y_KEEP:
-		cJSON_AddItemToObject(up->obj, up->keep->key, f->obj);
+		keep_put(&up->k, f->k.obj);
 		break;
 	case Y_COUNT:
-		cJSON_AddItemToObject(up->obj, up->keep->key, cJSON_CreateNumber(f->count));
+		keep_put(&up->k, cJSON_CreateNumber(f->count));
 		break;
 	}
 	ydone(y);
+}
+
+static void ystep(struct ystream *y, const yaml_event_t *ev);
+
+/* A value built whole, from this event on (ydeliver hands it over). */
+static void
+ycapture(struct ystream *y, const yaml_event_t *ev)
+{
+	y->cap.max = DEPTH_MAX - y->n;
+	y->capturing = 1;
+	ystep(y, ev);
 }
 
 static void
@@ -550,7 +545,7 @@ ystep(struct ystream *y, const yaml_event_t *ev)
 			ydie(&y->cap, &ev->start_mark, "mapping key is not a string");
 		}
 		f->dup = strset_add(f->seen, v->valuestring, 1) != 0;
-		f->keep = ykeep(f->spec, v->valuestring);
+		keep_key(&f->k, v->valuestring, strlen(v->valuestring));
 		f->want_key = 0;
 		f->count++;
 		cJSON_Delete(v);
@@ -565,28 +560,37 @@ ystep(struct ystream *y, const yaml_event_t *ev)
 	}
 	if (f != NULL && !f->map)
 		f->count++;
-	if (f == NULL && ev->type == YAML_MAPPING_START_EVENT) {
-		ypush(y, Y_TOP, y->sc->top, ev);
-	} else if (f != NULL && f->role == Y_TOP && f->keep != NULL &&
-	    strcmp(f->keep->key, "items") == 0 && ev->type == YAML_SEQUENCE_START_EVENT) {
-		y->kind = j_str(f->obj, "kind");
-		ypush(y, Y_ITEMS, NULL, ev);
-	} else if (f != NULL && f->role == Y_ITEMS && ev->type == YAML_MAPPING_START_EVENT) {
-		ypush(y, Y_ITEM, y->sc->item, ev);
-	} else if (f != NULL && f->keep != NULL && f->keep->sub == KS_COUNT && coll) {
+	if (f == NULL || f->role == Y_ITEMS) {
+		/* the top level, or an item: a mapping kept in part, else whole */
+		if (ev->type == YAML_MAPPING_START_EVENT)
+			ypush(y, f == NULL ? Y_TOP : Y_ITEM, f == NULL ? y->sc->top : y->sc->item, ev);
+		else
+			ycapture(y, ev);
+		return;
+	}
+	switch (keep_how(&f->k, ev->type == YAML_MAPPING_START_EVENT,
+	    ev->type == YAML_SEQUENCE_START_EVENT, y->cap.in_name)) {
+	case KEEP_NONE:
+		if (coll) {
+			ypush(y, Y_SKIP, NULL, ev);
+		} else {
+			cJSON_Delete(yscalar(&y->cap, ev, 0)); /* checked; a string not even copied */
+			ydone(y);
+		}
+		break;
+	case KEEP_VALUE:
+		ycapture(y, ev);
+		break;
+	case KEEP_COUNT:
 		ypush(y, Y_COUNT, NULL, ev);
-	} else if (f != NULL && f->keep != NULL && f->keep->sub != NULL &&
-	    ev->type == YAML_MAPPING_START_EVENT) {
-		ypush(y, Y_KEEP, f->keep->sub, ev);
-	} else if (f == NULL || f->role == Y_ITEMS || f->keep != NULL) {
-		y->cap.max = DEPTH_MAX - y->n;
-		y->capturing = 1;
-		ystep(y, ev);
-	} else if (coll) {
-		ypush(y, Y_SKIP, NULL, ev);
-	} else {
-		cJSON_Delete(yscalar(&y->cap, ev, 0)); /* checked; a string not even copied */
-		ydone(y);
+		break;
+	case KEEP_OBJECT:
+		ypush(y, Y_KEEP, f->k.at->sub, ev);
+		break;
+	case KEEP_ITEMS:
+		y->kind = j_str(f->k.obj, "kind");
+		ypush(y, Y_ITEMS, NULL, ev);
+		break;
 	}
 }
 
