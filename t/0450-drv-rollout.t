@@ -1,7 +1,7 @@
 #!/bin/sh
 # drv-rollout.sh: its arguments, checked before kubectl is called, and its
-# plan (-D) on a fake API server that answers by request: the GPU nodes as
-# kubectl's jsonpath prints them and as JSON, the budgets and the pods.
+# plan (-D) on a fake API server that answers by request, in JSON: the GPU
+# nodes, the budgets and the pods.
 # t/0980 runs real rollouts on the sandbox.
 . "$(dirname "$0")/lib.sh"
 
