@@ -244,7 +244,7 @@ mirror_list() {
 	: >>"$tmp/refs"
 	while IFS= read -r ml_l; do say "$ml_l"; done <"$tmp/skips"
 	if ! grep -q . "$tmp/tags"; then
-		[ -n "$empty" ] || fail "no GPU node (labelled nvidia.com/gpu.present=true${selector:+, and $selector}): nothing to list (-e accepts that)"
+		[ -n "$empty" ] || fail "no GPU node (labelled $L_PRESENT=true${selector:+, and $selector}): nothing to list (-e accepts that)"
 	fi
 	if [ "$output" = images ]; then
 		LC_ALL=C sort -u "$tmp/refs" >"$tmp/list"
@@ -318,7 +318,7 @@ elif [ -n "$repo" ]; then
 fi
 [ -n "$output" ] || [ -r "$matrix" ] || fail "cannot read the matrix $matrix (-m or GPUDRV_MATRIX names another)"
 
-sel=nvidia.com/gpu.present=true
+sel=$L_PRESENT=true
 [ -z "$selector" ] || sel=$sel,$selector
 # One fresh list call, whose failure must never read as an empty, healthy
 # fleet.  --raw: one GET, not pages of 500, and the API server's own JSON

@@ -271,13 +271,12 @@ fi
 # host.  Every value was checked above: nothing in the JSON needs escaping.
 {
 	printf '{"apiVersion":"v1","kind":"Node","metadata":{"name":"localhost","labels":{'
-	printf '"feature.node.kubernetes.io/kernel-version.full":"%s",' "$running"
-	printf '"feature.node.kubernetes.io/system-os_release.ID":"%s",' "$os_id"
-	printf '"feature.node.kubernetes.io/system-os_release.VERSION_ID":"%s"' "$os_version"
+	printf '"%s":"%s",' "$L_KERNEL" "$running" "$L_OSID" "$os_id"
+	printf '"%s":"%s"' "$L_OSVER" "$os_version"
 	if [ -n "$driver" ]; then
 		dr=${driver#*.}
-		printf ',"nvidia.com/cuda.driver.major":"%s","nvidia.com/cuda.driver.minor":"%s"' "$branch" "${dr%%.*}"
-		case $dr in *.*) printf ',"nvidia.com/cuda.driver.rev":"%s"' "${dr#*.}" ;; esac
+		printf ',"%s":"%s"' "$L_MAJOR" "$branch" "$L_MINOR" "${dr%%.*}"
+		case $dr in *.*) printf ',"%s":"%s"' "$L_REV" "${dr#*.}" ;; esac
 	fi
 	printf '}}}\n'
 } >"$tmp/node.json"

@@ -10,8 +10,6 @@ set -eu
 
 prog=drv-rollout.sh
 usage_line="usage: $prog [-cDL] [-l selector] [-p max-parallel] [-u max-unavailable] [-m matrix | -r repository [-I]] [-t drain-timeout] [-g validate-timeout] [-w budget-wait] [-j job-selector [-J job-timeout]] [-n driver-namespace] [-s driver-selector] [-o log-dir] [-M metrics-file] version"
-STATE=nvidia.com/gpu-driver-upgrade-state
-SKIP=nvidia.com/gpu-driver-upgrade.skip
 
 # gpudrv-lib.sh is in ../lib/gpudrv from this script's real directory (links
 # followed): where make puts it in the build tree, and make install in LIBDIR.
@@ -112,8 +110,8 @@ gpudrv_start 604800 3
 # initial; into $tmp/sel the names the rollout covers.  Each list is one GET
 # that proves itself whole (get_list, then labels2tag: a NodeList, every
 # byte), or the run knows nothing of the nodes.
-all_nodes="/api/v1/nodes?labelSelector=$(urlencode nvidia.com/gpu.present=true)"
-sel_nodes="/api/v1/nodes?labelSelector=$(urlencode "nvidia.com/gpu.present=true${selector:+,$selector}")"
+all_nodes="/api/v1/nodes?labelSelector=$(urlencode "$L_PRESENT=true")"
+sel_nodes="/api/v1/nodes?labelSelector=$(urlencode "$L_PRESENT=true${selector:+,$selector}")"
 # node_list PATH JSON FILE: the GPU nodes GET PATH answers into JSON, and as
 # labels2tag -F records into FILE.
 node_list() {
@@ -261,8 +259,8 @@ report_cordoned() {
 		"$tmp/sel" "$tmp/facts" | while read -r cn cs; do
 		case $cs in
 		- | upgrade-done) say "$cn is cordoned, as it was before (the rollout leaves it so)" ;;
-		upgrade-failed) say "$cn is CORDONED and $STATE=upgrade-failed: see its messages; to return it to service: kubectl uncordon $cn" ;;
-		*) say "$cn is CORDONED, its upgrade under way ($STATE=$cs): run $prog again to finish it, or kubectl uncordon $cn" ;;
+		upgrade-failed) say "$cn is CORDONED and $L_STATE=upgrade-failed: see its messages; to return it to service: kubectl uncordon $cn" ;;
+		*) say "$cn is CORDONED, its upgrade under way ($L_STATE=$cs): run $prog again to finish it, or kubectl uncordon $cn" ;;
 		esac
 	done
 }
@@ -290,7 +288,7 @@ summary() {
 		say "the API does not answer: no summary; the nodes last under way, as their runs last saw them:"
 		for bn in $recent; do
 			l=$(now_of "$bn")
-			[ -n "$l" ] || l="$STATE=$(cat "$tmp/last.$bn" 2>/dev/null || echo -) (its last state line)"
+			[ -n "$l" ] || l="$L_STATE=$(cat "$tmp/last.$bn" 2>/dev/null || echo -) (its last state line)"
 			say "    $bn: $l"
 		done
 		say "when it answers: drv-states.sh, and $prog again to carry on"
@@ -457,8 +455,8 @@ awk '{ print $1, $2 }' "$tmp/facts" >"$tmp/tags"
 # The nodes left out for good: the operator's skip label.
 sed -n 's/^SKIP //p' "$tmp/mine" >"$tmp/skiplabel"
 while read -r sn; do
-	say "$sn: labelled $SKIP=true: left out, as the GPU Operator leaves it"
-	out "$sn skipped $SKIP=true"
+	say "$sn: labelled $L_SKIP=true: left out, as the GPU Operator leaves it"
+	out "$sn skipped $L_SKIP=true"
 	echo "$sn" >>"$tmp/gone"
 	n_skipped=$((n_skipped + 1))
 done <"$tmp/skiplabel"
@@ -505,7 +503,7 @@ fi
 if grep -q '^FAILED ' "$tmp/mine" && [ "$keep_going" = 0 ]; then
 	sed -n 's/^FAILED //p' "$tmp/mine" >"$tmp/failed"
 	while read -r fn; do
-		say "$fn: $STATE=upgrade-failed from an earlier upgrade: see why, then resume it with drv-upgrade.sh, or run with -c to go on past it"
+		say "$fn: $L_STATE=upgrade-failed from an earlier upgrade: see why, then resume it with drv-upgrade.sh, or run with -c to go on past it"
 		out "$fn upgrade-failed"
 	done <"$tmp/failed"
 	say "nothing was changed"

@@ -74,7 +74,8 @@ fi
 
 # One GET, the API server's own JSON (see drv-audit.sh), with managedFields:
 # when each state label last changed.
-if ! kc "$tmp/nodes" "$tmp/err" get --raw '/api/v1/nodes?labelSelector=nvidia.com%2Fgpu.present%3Dtrue'; then
+# (The selector $L_PRESENT=true, its / and = encoded.)
+if ! kc "$tmp/nodes" "$tmp/err" get --raw "/api/v1/nodes?labelSelector=${L_PRESENT%%/*}%2F${L_PRESENT#*/}%3Dtrue"; then
 	kubectl_said "cannot list the GPU nodes" "$tmp/err"
 	finish 2
 fi
@@ -95,7 +96,7 @@ if ! [ -s "$tmp/facts" ]; then
 		[ "$format" != json ] || echo '[]'
 		finish 0
 	fi
-	die "no GPU node (nvidia.com/gpu.present=true) in the cluster; -e accepts that"
+	die "no GPU node ($L_PRESENT=true) in the cluster; -e accepts that"
 fi
 # The nodes with a tag, as matrix-grep reads them.
 awk '$2 !~ /^(UNKNOWN|SKIP):/ { print $1, $2 }' "$tmp/facts" >"$tmp/tags"
@@ -133,7 +134,8 @@ now=$(date +%s)
 # waits for (one word), the phrase and the fix.  In the order of the facts.
 # shellcheck disable=SC2016 # an awk program
 LC_ALL=C awk -v audit="$tmp/audit" -v draws="$tmp/draws" -v gpupods="$tmp/gpupods" \
-	-v known="${matrix:+1}" -v now="$now" -v fmt="$format" -v summary="$summary" '
+	-v known="${matrix:+1}" -v now="$now" -v fmt="$format" -v summary="$summary" \
+	-v l_state="$L_STATE" -v l_skip="$L_SKIP" '
 function age(s) {
 	if (s < 0) s = 0
 	if (s >= 86400) return int(s / 86400) "d" int(s % 86400 / 3600) "h"
@@ -199,8 +201,8 @@ END {
 		who = by == "-" ? "someone" : by
 		drv = pod("driver", n); val = pod("validator", n)
 		if (f[5] == "skip") {
-			w = "skip"; why = "labelled nvidia.com/gpu-driver-upgrade.skip=true: neither the GPU Operator nor gpudrv upgrades it"
-			fix = "kubectl label node " n " nvidia.com/gpu-driver-upgrade.skip- to let them"
+			w = "skip"; why = "labelled " l_skip "=true: neither the GPU Operator nor gpudrv upgrades it"
+			fix = "kubectl label node " n " " l_skip "- to let them"
 		} else if (tag == "UNKNOWN:conflict:nvidiadriver") {
 			w = "labels"; why = "two NVIDIADrivers select it (labels2tag names them): the GPU Operator then deploys no driver on it"
 			fix = "change their nodeSelectors so that one selects it"
@@ -257,10 +259,10 @@ END {
 			fix = val == "" ? "kubectl -n gpu-operator get daemonsets: is the validator scheduled there?" : "kubectl -n " substr(val, 1, index(val, "/") - 1) " logs " substr(val, index(val, "/") + 1, index(val, " ") - index(val, "/") - 1)
 		} else if (state == "upgrade-failed") {
 			w = "failed"; why = "its upgrade failed; the operator moves it on once its driver pod is Ready and current" (drv == "" ? " (none on it)" : " (" podwords(drv) ")")
-			fix = "find why (kubectl describe node " n "; the driver pod), then: kubectl label node " n " nvidia.com/gpu-driver-upgrade-state=upgrade-required --overwrite"
+			fix = "find why (kubectl describe node " n "; the driver pod), then: kubectl label node " n " " l_state "=upgrade-required --overwrite"
 		} else {
 			w = "unknown"; why = "a state neither the GPU Operator nor gpudrv writes"
-			fix = "kubectl label node " n " nvidia.com/gpu-driver-upgrade-state- to forget it"
+			fix = "kubectl label node " n " " l_state "- to forget it"
 		}
 		a = secs < 0 ? "-" : age(secs)
 		if (summary != "") {

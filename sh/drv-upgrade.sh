@@ -10,12 +10,6 @@ set -eu
 
 prog=drv-upgrade.sh
 usage_line="usage: $prog [-LNPR] [-b budgets-read] [-d drain-log] [-m matrix] [-t drain-timeout] [-w budget-wait] [-g validate-timeout] [-j job-selector [-J job-timeout]] [-n driver-namespace] [-s driver-selector] node version"
-STATE=nvidia.com/gpu-driver-upgrade-state
-INITIAL=nvidia.com/gpu-driver-upgrade.node-initial-state.unschedulable
-SKIP=nvidia.com/gpu-driver-upgrade.skip
-L_MAJOR=nvidia.com/cuda.driver.major
-L_MINOR=nvidia.com/cuda.driver.minor
-L_REV=nvidia.com/cuda.driver.rev
 
 # gpudrv-lib.sh is in ../lib/gpudrv from this script's real directory (links
 # followed): where make puts it in the build tree, and make install in LIBDIR.
@@ -166,25 +160,25 @@ running_jobs() {
 # read into facts' variables, so that what took is seen without another GET.
 # Status 1, said, when the write or its answer fails.
 set_state() {
-	p="\"labels\":{\"$STATE\":\"$1\"${2:+,$2}}"
+	p="\"labels\":{\"$L_STATE\":\"$1\"${2:+,$2}}"
 	[ -z "${3:-}" ] || p="$p,\"annotations\":{$3}"
 	p="{\"metadata\":{$p}"
 	[ -z "${4:-}" ] || p="$p,\"spec\":{$4}"
 	if ! kc "$tmp/look" "$tmp/err" patch node "$node" --type=merge --field-manager=gpudrv -p "$p}" -o json; then
-		say "cannot set $STATE=$1 on $node: $(said "$tmp/err")"
+		say "cannot set $L_STATE=$1 on $node: $(said "$tmp/err")"
 		return 1
 	fi
 	cur_state=$1
 	state_set=1
 	if ! facts "$tmp/look"; then
-		say "$node: the API's answer to setting $STATE=$1 cannot be read: $(said "$tmp/err")"
+		say "$node: the API's answer to setting $L_STATE=$1 cannot be read: $(said "$tmp/err")"
 		return 1
 	fi
 	if [ "$n_state" != "$1" ]; then
-		say "$node: the API answered the write of $STATE=$1 with $STATE=$n_state"
+		say "$node: the API answered the write of $L_STATE=$1 with $L_STATE=$n_state"
 		return 1
 	fi
-	say "$node: $STATE=$1"
+	say "$node: $L_STATE=$1"
 	record "$1"
 }
 
@@ -209,10 +203,10 @@ on_fail() {
 		if [ "$state_set" = 0 ]; then
 			:
 		elif [ -n "$prev_state" ]; then
-			kc /dev/null /dev/null label node "$node" --overwrite "$STATE=$prev_state" &&
+			kc /dev/null /dev/null label node "$node" --overwrite "$L_STATE=$prev_state" &&
 				record "$prev_state"
 		else
-			kc /dev/null /dev/null label node "$node" "$STATE-" && record -
+			kc /dev/null /dev/null label node "$node" "$L_STATE-" && record -
 		fi
 		say "$node: nothing was changed"
 		;;
@@ -229,30 +223,30 @@ on_fail() {
 		# (with the initial-state annotation of a node cordoned by hand, which
 		# the write that failed may not have made: a rerun must not uncordon it)
 		set_state "$failed" "" "$initial_note" >/dev/null 2>&1
-		say "$node: driver unchanged; the node is $where; $STATE=${cur_state:--}"
+		say "$node: driver unchanged; the node is $where; $L_STATE=${cur_state:--}"
 		say "$node: pods already evicted are rescheduled by their controllers"
 		say "to resume: $resume"
 		;;
 	drained)
 		[ "$failed" = "$cur_state" ] || set_state "$failed" >/dev/null 2>&1
-		say "$node: the node is CORDONED and drained; $STATE=${cur_state:--}"
+		say "$node: the node is CORDONED and drained; $L_STATE=${cur_state:--}"
 		say "to resume: $resume"
 		say "to return it to service as it is: kubectl uncordon $node"
 		;;
 	uncordoned)
 		# The new driver is in; whether the uncordon took, the look below says.
 		[ "$failed" = "$cur_state" ] || set_state "$failed" >/dev/null 2>&1
-		say "$node: driver $version validated; the uncordon was sent, not confirmed; $STATE=${cur_state:--}"
+		say "$node: driver $version validated; the uncordon was sent, not confirmed; $L_STATE=${cur_state:--}"
 		say "to resume: $resume"
 		;;
 	validated)
 		# The new driver is in and the node as it was before: only the record is missing.
-		set_state upgrade-done "" "\"$INITIAL\":null" >/dev/null 2>&1
+		set_state upgrade-done "" "\"$A_INITIAL\":null" >/dev/null 2>&1
 		if [ "$cordoned" = 0 ]; then where="schedulable again"; else where="cordoned, as it was before the upgrade"; fi
-		say "$node: driver $version validated; the node is $where; $STATE=${cur_state:--}"
+		say "$node: driver $version validated; the node is $where; $L_STATE=${cur_state:--}"
 		;;
 	finished)
-		say "$node: upgraded: driver $version, the node as it was before; $STATE=${cur_state:--}"
+		say "$node: upgraded: driver $version, the node as it was before; $L_STATE=${cur_state:--}"
 		;;
 	esac
 	# Say what the API says now, so message and node agree.
@@ -264,7 +258,7 @@ on_fail() {
 	else
 		record now unknown
 		say "$node: now: unknown: the API did not answer; last known: $(
-			if [ "$cordoned" = 1 ]; then echo cordoned; else echo schedulable; fi), $STATE=${cur_state:--}"
+			if [ "$cordoned" = 1 ]; then echo cordoned; else echo schedulable; fi), $L_STATE=${cur_state:--}"
 		say "when it answers, check with: kubectl get node $node --show-labels"
 	fi
 	finish "$2"
@@ -288,7 +282,7 @@ have=$n_driver
 initial=
 [ "$n_initial" = - ] || initial=true
 if [ "$have" = "$version" ] && [ "$prev_state" = upgrade-done ] && [ "$unsched" != true ]; then
-	say "$node: already at driver $version, schedulable, $STATE=upgrade-done"
+	say "$node: already at driver $version, schedulable, $L_STATE=upgrade-done"
 	echo "$node upgrade-done $version" >"$tmp/stdout"
 	emit "$tmp/stdout" 0
 	finish 0
@@ -297,8 +291,8 @@ fi
 if [ "$skip" = true ]; then
 	where=schedulable
 	[ "$unsched" != true ] || where=CORDONED
-	say "$node: labelled $SKIP=true: left alone, as the GPU Operator leaves it; nothing was changed; the node is $where, $STATE=${prev_state:--}"
-	say "to upgrade it, first: kubectl label node $node $SKIP-"
+	say "$node: labelled $L_SKIP=true: left alone, as the GPU Operator leaves it; nothing was changed; the node is $where, $L_STATE=${prev_state:--}"
+	say "to upgrade it, first: kubectl label node $node $L_SKIP-"
 	finish 1
 fi
 
@@ -374,7 +368,7 @@ if [ "$initial" = true ]; then
 elif [ "$unsched" = true ] && { [ -z "$prev_state" ] || [ "$prev_state" = upgrade-done ]; }; then
 	# A fresh upgrade of a node someone cordoned: it stays cordoned.
 	we_cordoned=0
-	initial_note="\"$INITIAL\":\"true\""
+	initial_note="\"$A_INITIAL\":\"true\""
 else
 	we_cordoned=1
 fi
@@ -483,13 +477,13 @@ say "$node: the node reports driver $version"
 # as the operator moves it.
 if [ "$we_cordoned" = 1 ]; then
 	phase=uncordoned
-	set_state upgrade-done "" "\"$INITIAL\":null" '"unschedulable":null' || on_fail "the uncordon was not written" 2
+	set_state upgrade-done "" "\"$A_INITIAL\":null" '"unschedulable":null' || on_fail "the uncordon was not written" 2
 	[ "$n_cordon" = schedulable ] || on_fail "the uncordon did not take: the node is still cordoned" 2
 	cordoned=0
 else
 	say "$node: left cordoned: it was unschedulable before the upgrade began"
 	phase=validated
-	set_state upgrade-done "" "\"$INITIAL\":null" || on_fail "the API refused a label" 2
+	set_state upgrade-done "" "\"$A_INITIAL\":null" || on_fail "the API refused a label" 2
 fi
 phase=finished
 

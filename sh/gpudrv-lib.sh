@@ -8,10 +8,23 @@
 # HUP, INT and TERM call abort at once: every long command (kubectl, sleep)
 # runs in the background and the shell waits for it, because a shell runs a
 # trap only between commands, and wait is the one a signal interrupts.
-# shellcheck shell=sh disable=SC2154 # prog, usage_line and here are the caller's
+# shellcheck shell=sh disable=SC2154,SC2034 # prog, usage_line and here are the caller's; what it sets, the caller's too
+
+# The node labels and the annotation the scripts read and write, as
+# common/gpudrv.h defines them for the filters (t/0010-house.t checks that
+# the two agree).
+L_PRESENT=nvidia.com/gpu.present
+L_MAJOR=nvidia.com/cuda.driver.major
+L_MINOR=nvidia.com/cuda.driver.minor
+L_REV=nvidia.com/cuda.driver.rev
+L_KERNEL=feature.node.kubernetes.io/kernel-version.full
+L_OSID=feature.node.kubernetes.io/system-os_release.ID
+L_OSVER=feature.node.kubernetes.io/system-os_release.VERSION_ID
+L_STATE=nvidia.com/gpu-driver-upgrade-state
+L_SKIP=nvidia.com/gpu-driver-upgrade.skip
+A_INITIAL=nvidia.com/gpu-driver-upgrade.node-initial-state.unschedulable
 
 # Where the support matrix is unless -m or GPUDRV_MATRIX says otherwise.
-# shellcheck disable=SC2034 # used by the scripts
 default_matrix=/etc/gpudrv/support-matrix.csv
 
 gpudrv_done=0     # 1 once finish was called: the exit is on purpose
