@@ -6,14 +6,11 @@ set -eu
 
 prog=drv-lab.sh
 usage_line="usage: $prog"
-case $0 in
-*/*) here=$(cd "${0%/*}" && pwd) ;;
-*) here=$(pwd) ;;
-esac
-[ -r "$here/../lib/gpudrv/gpudrv-lib.sh" ] ||
-	{ echo "$prog: $here/../lib/gpudrv/gpudrv-lib.sh not found: run make in the gpudrv checkout" >&2 && exit 2; }
+# gpudrv-lib.sh is in ../lib/gpudrv from this script's directory, as make
+# puts it in the checkout.
+lib=$(cd "$(dirname -- "$0")" && pwd)/../lib/gpudrv/gpudrv-lib.sh
 # shellcheck source-path=SCRIPTDIR source=gpudrv-lib.sh
-. "$here/../lib/gpudrv/gpudrv-lib.sh"
+if [ -r "$lib" ]; then . "$lib"; else echo "$prog: $lib not found: run make in the gpudrv checkout" >&2 && exit 2; fi
 case ${1:-} in
 -h | --help) show_usage ;;
 '') ;;
@@ -125,7 +122,7 @@ for t in labels2tag matrix-grep pdb-check report-fmt drv-tag.sh drv-audit.sh drv
 	put "$here/$t" "$home/bin/$t"
 done
 # The library these tools were built with: the one this script sourced.
-put "$here/../lib/gpudrv/gpudrv-lib.sh" "$home/lib/gpudrv/gpudrv-lib.sh"
+put "$lib" "$home/lib/gpudrv/gpudrv-lib.sh"
 # The lab's own commands, $GPUDRV_HOME/drv-*.sh: the installed ones, with the
 # lab's matrix as their default instead of /etc/gpudrv's.
 for t in drv-tag.sh drv-audit.sh drv-upgrade.sh drv-states.sh; do

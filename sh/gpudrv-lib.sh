@@ -1,6 +1,7 @@
 # gpudrv-lib.sh: what the gpudrv scripts share (POSIX sh; sourced, never
 # run), installed in $(PREFIX)/lib/gpudrv.  The script sets prog, usage_line
-# and here (its own directory) first, and may redefine abort after.
+# and lib (this file's path: ../lib/gpudrv/gpudrv-lib.sh from the script's own
+# directory) first, and may redefine abort after; here is that directory.
 #
 # How a script ends: only through finish (or die, usage, show_usage).  Any other
 # exit, typically set -e stopping at a failed command, is caught by the EXIT
@@ -8,7 +9,10 @@
 # HUP, INT and TERM call abort at once: every long command (kubectl, sleep)
 # runs in the background and the shell waits for it, because a shell runs a
 # trap only between commands, and wait is the one a signal interrupts.
-# shellcheck shell=sh disable=SC2154,SC2034 # prog, usage_line and here are the caller's; what it sets, the caller's too
+# shellcheck shell=sh disable=SC2154,SC2034 # prog, usage_line and lib are the caller's; what it sets, the caller's too
+
+# here: the script's own directory, where find_tool looks first.
+: "${here:=${lib%/../lib/gpudrv/gpudrv-lib.sh}}"
 
 # The node labels and the annotation the scripts read and write, as
 # common/gpudrv.h defines them for the filters (t/0010-house.t checks that
