@@ -19,16 +19,17 @@ if [ -r "$lib" ]; then . "$lib"; else echo "$prog: $lib not found: install gpudr
 ns=gpudrv
 duration=
 secret=0
-while getopts n:d:Sh opt; do
-	case $opt in
-	n) ns=$OPTARG ;;
-	d) duration=$OPTARG ;;
-	S) secret=1 ;;
-	h) show_usage ;;
-	*) usage ;;
+eval "set -- $(gpudrv_opts 'n:namespace d:duration' "$@")"
+while [ $# -gt 0 ]; do
+	case $1 in
+	--) shift; break ;;
+	-n | --namespace) need_arg "$@"; ns=$2; shift ;;
+	-d | --duration) need_arg "$@"; duration=$2; shift ;;
+	-S | --secret) secret=1 ;;
+	*) other_option "$1" ;;
 	esac
+	shift
 done
-shift $((OPTIND - 1))
 [ $# -eq 2 ] || usage
 sa=$1
 file=$2

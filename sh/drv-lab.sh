@@ -11,11 +11,15 @@ usage_line="usage: $prog"
 lib=$(cd "$(dirname -- "$0")" && pwd)/../lib/gpudrv/gpudrv-lib.sh
 # shellcheck source-path=SCRIPTDIR source=gpudrv-lib.sh
 if [ -r "$lib" ]; then . "$lib"; else echo "$prog: $lib not found: run make in the gpudrv checkout" >&2 && exit 2; fi
-case ${1:-} in
--h | --help) show_usage ;;
-'') ;;
-*) usage ;;
-esac
+eval "set -- $(gpudrv_opts '' "$@")"
+while [ $# -gt 0 ]; do
+	case $1 in
+	--) shift; break ;;
+	*) other_option "$1" ;;
+	esac
+	shift
+done
+[ $# -eq 0 ] || usage
 
 src=${GPUDRV_SRC:-$(dirname "$here")}
 [ -d "$src/lab/k8s" ] || die "no lab/ under $src (set GPUDRV_SRC to the gpudrv checkout)"

@@ -12,15 +12,16 @@ if [ -r "$lib" ]; then . "$lib"; else echo "$prog: $lib not found: install gpudr
 
 branch=
 kernel=
-while getopts b:k:h opt; do
-	case $opt in
-	b) branch=$OPTARG ;;
-	k) kernel=$OPTARG ;;
-	h) show_usage ;;
-	*) usage ;;
+eval "set -- $(gpudrv_opts 'b:branch k:kernel' "$@")"
+while [ $# -gt 0 ]; do
+	case $1 in
+	--) shift; break ;;
+	-b | --branch) need_arg "$@"; branch=$2; shift ;;
+	-k | --kernel) need_arg "$@"; kernel=$2; shift ;;
+	*) other_option "$1" ;;
 	esac
+	shift
 done
-shift $((OPTIND - 1))
 [ $# -eq 1 ] || usage
 labels2tag=$(find_tool labels2tag) || finish 2
 node=$1

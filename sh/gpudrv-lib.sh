@@ -197,6 +197,116 @@ seconds() {
 	usage
 }
 
+# --- options: one way for every script ---
+# Each script reads its options so, every option with a short and a long
+# form:
+#
+#	eval "set -- $(gpudrv_opts 'b:branch' "$@")"
+#	while [ $# -gt 0 ]; do
+#		case $1 in
+#		--) shift; break ;;
+#		-b | --branch) need_arg "$@"; branch=$2; shift ;;
+#		*) other_option "$1" ;;
+#		esac
+#		shift
+#	done
+#	[ $# -eq 1 ] || usage
+
+# gpudrv_opts VALUED ARGS...: ARGS quoted for eval, each option a word of
+# its own, as getopts reads short ones: -LN is -L -N; -m550 is -m 550 and
+# --matrix=FILE is --matrix FILE when VALUED, the options that take a value
+# (letter:long-name, blank-separated: 'm:matrix t:drain-timeout'), has them.
+# The word after such an option is its value, whatever it holds.  The
+# options end at --, or before the first operand, where a -- is put: the
+# words after it stay as they are.
+gpudrv_opts() {
+	gpudrv_valued=" $1 "
+	shift
+	gpudrv_rest=0  # 1 from -- or the first operand on
+	gpudrv_value=0 # 1 when this word is the value of the option before
+	for gpudrv_a; do
+		if [ "$gpudrv_rest$gpudrv_value" != 00 ]; then
+			gpudrv_value=0
+			gpudrv_word "$gpudrv_a"
+			continue
+		fi
+		case $gpudrv_a in
+		--)
+			gpudrv_rest=1
+			gpudrv_word --
+			;;
+		--*=*)
+			gpudrv_l=${gpudrv_a%%=*}
+			case $gpudrv_valued in
+			*":${gpudrv_l#--} "*) gpudrv_word "$gpudrv_l" && gpudrv_word "${gpudrv_a#*=}" ;;
+			*) gpudrv_word "$gpudrv_a" ;;
+			esac
+			;;
+		--*)
+			gpudrv_word "$gpudrv_a"
+			case $gpudrv_valued in *":${gpudrv_a#--} "*) gpudrv_value=1 ;; esac
+			;;
+		-?*)
+			gpudrv_r=${gpudrv_a#-}
+			while [ -n "$gpudrv_r" ]; do
+				gpudrv_c=${gpudrv_r%"${gpudrv_r#?}"}
+				gpudrv_r=${gpudrv_r#?}
+				gpudrv_word "-$gpudrv_c"
+				case $gpudrv_valued in
+				*" $gpudrv_c:"*)
+					if [ -n "$gpudrv_r" ]; then gpudrv_word "$gpudrv_r"; else gpudrv_value=1; fi
+					break
+					;;
+				esac
+			done
+			;;
+		*)
+			gpudrv_rest=1
+			gpudrv_word --
+			gpudrv_word "$gpudrv_a"
+			;;
+		esac
+	done
+	# (An option still waiting for its value has none: need_arg says so.)
+	[ "$gpudrv_rest$gpudrv_value" != 00 ] || gpudrv_word --
+}
+# gpudrv_word WORD: WORD quoted for the shell, then a blank (every byte
+# kept: a final newline too, which shq's $(...) would drop).
+gpudrv_word() {
+	gpudrv_w=$1
+	gpudrv_q=
+	while :; do
+		case $gpudrv_w in
+		*\'*)
+			gpudrv_q=$gpudrv_q${gpudrv_w%%\'*}\'\\\'\'
+			gpudrv_w=${gpudrv_w#*\'}
+			;;
+		*) break ;;
+		esac
+	done
+	printf "'%s%s' " "$gpudrv_q" "$gpudrv_w"
+}
+
+# need_arg OPTION ARGS...: the usage, saying so, unless OPTION (the option
+# the loop is at: "$@") has a value after it.
+need_arg() {
+	[ $# -ge 2 ] && return 0
+	say "$1 takes a value"
+	usage
+}
+
+# other_option OPTION: an option the script's loop does not take: -h or
+# --help, the usage on standard output; any other, the usage, naming it.
+other_option() {
+	gpudrv_b=$(printf '%s' "$1" | tr -c '[:print:]' '?' | cut -c1-60)
+	case $1 in
+	-h | --help) show_usage ;;
+	--*=*) say "${gpudrv_b%%=*} is not an option that takes a value: $gpudrv_b" ;;
+	*) say "unknown option $gpudrv_b" ;;
+	esac
+	usage
+}
+
 # shq STRING: STRING quoted for a shell.
 shq() {
 	printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"
