@@ -26,28 +26,26 @@ insecure=
 push=
 cluster=
 output=
-need_arg() {
-	[ "$1" -ge 2 ] || usage
-}
+eval "set -- $(gpudrv_opts 'm:matrix p:prom P:push c:cluster k:kernel l:selector b:driver r:registry o:output' "$@")"
 while [ $# -gt 0 ]; do
 	case $1 in
-	-m | --matrix) need_arg $# && check_file -m "$2" && matrix=$2 && matrix_given=1 && shift ;;
-	-p | --prom) need_arg $# && check_file -p "$2" && prom=$2 && shift ;;
-	-P | --push) need_arg $# && check_value -P "$2" "a Pushgateway URL (http://host:9091)" && push=$2 && shift ;;
-	-c | --cluster) need_arg $# && check_value -c "$2" "a cluster name" && cluster=$2 && shift ;;
-	-k | --kernel) need_arg $# && check_value -k "$2" "a kernel version (uname -r)" && kernel=$2 && shift ;;
-	-l | --selector) need_arg $# && check_value -l "$2" "a label selector" && selector=$2 && shift ;;
+	--) shift; break ;;
+	-m | --matrix | -r | --registry) source_option "$@"; shift ;;
+	-p | --prom) need_arg "$@"; check_file "$1" "$2"; prom=$2; shift ;;
+	-P | --push) need_arg "$@"; check_value "$1" "$2" "a Pushgateway URL (http://host:9091)"; push=$2; shift ;;
+	-c | --cluster) need_arg "$@"; check_value "$1" "$2" "a cluster name"; cluster=$2; shift ;;
+	-k | --kernel) need_arg "$@"; check_value "$1" "$2" "a kernel version (uname -r)"; kernel=$2; shift ;;
+	-l | --selector) need_arg "$@"; check_value "$1" "$2" "a label selector"; selector=$2; shift ;;
 	-e | --allow-empty) empty=-e ;;
-	-b | --driver) need_arg $# && check_value -b "$2" "a driver version (570, 570.86.10)" && version=$2 && shift ;;
+	-b | --driver) need_arg "$@"; check_value "$1" "$2" "a driver version (570, 570.86.10)"; version=$2; shift ;;
 	-t | --target) target=1 ;;
-	-r | --registry) need_arg $# && check_value -r "$2" "a repository (registry/path/name)" && repo=$2 && shift ;;
 	-I | --insecure) insecure=1 ;;
-	-o | --output) need_arg $# && check_value -o "$2" "images or skopeo-sync" && output=$2 && shift ;;
-	-h | --help) show_usage ;;
-	*) usage ;;
+	-o | --output) need_arg "$@"; check_value "$1" "$2" "images or skopeo-sync"; output=$2; shift ;;
+	*) other_option "$1" ;;
 	esac
 	shift
 done
+[ $# -eq 0 ] || usage
 [ -n "$matrix_given$repo$output" ] || check_file GPUDRV_MATRIX "$matrix"
 labels2tag=$(find_tool labels2tag) || finish 2
 matrix_grep=$(find_tool matrix-grep) || finish 2

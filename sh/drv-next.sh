@@ -19,18 +19,18 @@ matrix=${GPUDRV_MATRIX:-$default_matrix}
 matrix_given=
 repo=
 insecure=
-while getopts R:b:m:r:Ih opt; do
-	case $opt in
-	R) check_file -R "$OPTARG" && root=$OPTARG && root_given=1 ;;
-	b) check_value -b "$OPTARG" "a driver branch (550)" && branch=$OPTARG ;;
-	m) check_file -m "$OPTARG" && matrix=$OPTARG && matrix_given=1 ;;
-	r) check_value -r "$OPTARG" "a repository (registry/path/name)" && repo=$OPTARG ;;
-	I) insecure=1 ;;
-	h) show_usage ;;
-	*) usage ;;
+eval "set -- $(gpudrv_opts 'R:root b:branch m:matrix r:registry' "$@")"
+while [ $# -gt 0 ]; do
+	case $1 in
+	--) shift; break ;;
+	-R | --root) need_arg "$@"; check_file "$1" "$2"; root=$2; root_given=1; shift ;;
+	-b | --branch) need_arg "$@"; check_value "$1" "$2" "a driver branch (550)"; branch=$2; shift ;;
+	-m | --matrix | -r | --registry) source_option "$@"; shift ;;
+	-I | --insecure) insecure=1 ;;
+	*) other_option "$1" ;;
 	esac
+	shift
 done
-shift $((OPTIND - 1))
 [ $# -eq 0 ] || usage
 [ -n "$matrix_given$repo" ] || check_file GPUDRV_MATRIX "$matrix"
 labels2tag=$(find_tool labels2tag) || finish 2

@@ -22,64 +22,49 @@ matrix_given=
 repo=
 insecure=
 selector=
-par=1          # maxParallelUpgrades (0: no limit), the ClusterPolicy's default
-maxun=25%      # maxUnavailable, its default
-dry=0
+max_parallel=1      # maxParallelUpgrades (0: no limit), the ClusterPolicy's default
+max_unavailable=25% # maxUnavailable, its default
+dry_run=0
 keep_going=0
 logdir=
 metrics=        # -M: a node_exporter textfile
 budget_wait=120 # -w: how long a node whose drain the budgets refuse is waited for
-# drv-upgrade.sh's own options, passed on
+# drv-upgrade.sh's own options, passed on when given (upgrade_option)
 lab=
-o_t=
-o_g=
-o_n=
-o_s=
-jsel=
-jtime=
+drain_timeout=
+validate_timeout=
+driver_ns=
+driver_sel=
+wait_sel=
+wait_timeout=
+eval "set -- $(gpudrv_opts 'l:selector p:max-parallel u:max-unavailable m:matrix r:registry t:drain-timeout g:validate-timeout J:wait-timeout j:wait-for w:budget-wait n:driver-namespace s:driver-selector o:log-dir M:metrics' "$@")"
 while [ $# -gt 0 ]; do
 	case $1 in
-	-c | --keep-going) keep_going=1 ;;
-	-D | --dry-run) dry=1 ;;
-	-L | --lab) lab=1 ;;
-	-l | --selector) [ $# -ge 2 ] || usage; selector=$2; shift ;;
-	-p | --max-parallel) [ $# -ge 2 ] || usage; par=$2; shift ;;
-	-u | --max-unavailable) [ $# -ge 2 ] || usage; maxun=$2; shift ;;
-	-m | --matrix) [ $# -ge 2 ] || usage; matrix=$2; matrix_given=1; shift ;;
-	-r | --registry) [ $# -ge 2 ] || usage; repo=$2; shift ;;
-	-I | --insecure) insecure=1 ;;
-	-t | --drain-timeout) [ $# -ge 2 ] || usage; s=$(seconds "$2" "$1") || finish 2; shift
-		[ "$s" -gt 0 ] || { say "the drain timeout must be at least 1 second"; usage; }
-		o_t=$s ;;
-	-g | --validate-timeout) [ $# -ge 2 ] || usage; s=$(seconds "$2" "$1") || finish 2; shift
-		o_g=$s ;;
-	-J | --wait-timeout) [ $# -ge 2 ] || usage; jtime=$(seconds "$2" "$1") || finish 2; shift ;;
-	-j | --wait-for) [ $# -ge 2 ] || usage; check_value "$1" "$2" "a label selector (job=train, 'app in (a,b)')"; jsel=$2; shift ;;
-	-w | --budget-wait) [ $# -ge 2 ] || usage; budget_wait=$(seconds "$2" "$1") || finish 2; shift ;;
-	-n | --driver-namespace) [ $# -ge 2 ] || usage; check_value "$1" "$2" "a namespace"; o_n=$2; shift ;;
-	-s | --driver-selector) [ $# -ge 2 ] || usage; check_value "$1" "$2" "a label selector (app=nvidia-driver-daemonset)"; o_s=$2; shift ;;
-	-o | --log-dir) [ $# -ge 2 ] || usage; logdir=$2; shift ;;
-	-M | --metrics) [ $# -ge 2 ] || usage; metrics=$2; shift ;;
-	-h | --help) show_usage ;;
 	--) shift; break ;;
-	-*) usage ;;
-	*) break ;;
+	-c | --keep-going) keep_going=1 ;;
+	-D | --dry-run) dry_run=1 ;;
+	-L | --lab) lab=1 ;;
+	-l | --selector) need_arg "$@"; check_value "$1" "$2" "a label selector (pool=a100)"; selector=$2; shift ;;
+	-p | --max-parallel) need_arg "$@"; max_parallel=$2; shift ;;
+	-u | --max-unavailable) need_arg "$@"; max_unavailable=$2; shift ;;
+	-m | --matrix | -r | --registry) source_option "$@"; shift ;;
+	-I | --insecure) insecure=1 ;;
+	-t | --drain-timeout | -w | --budget-wait | -g | --validate-timeout | -j | --wait-for | -J | --wait-timeout | \
+		-n | --driver-namespace | -s | --driver-selector) upgrade_option "$@"; shift ;;
+	-o | --log-dir) need_arg "$@"; logdir=$2; shift ;;
+	-M | --metrics) need_arg "$@"; metrics=$2; shift ;;
+	*) other_option "$1" ;;
 	esac
 	shift
 done
 [ $# -eq 1 ] || usage
-if [ -n "$jtime" ] && [ -z "$jsel" ]; then
-	say "-J is how long to wait for the pods -j selects: give -j too"
-	usage
-fi
-# (drv-upgrade.sh judges -j's selector, before it touches the node.)
+upgrade_options_end
 version=$1
 driver_version "$version"
 image_source
-[ -z "$selector" ] || check_value -l "$selector" "a label selector (pool=a100)"
 planner=$(find_tool rollout-plan) || finish 2
 # -p and -u are the planner's to judge, before any request.
-if ! why=$("$planner" -v "$version" -p "$par" -u "$maxun" /dev/null /dev/null 2>&1 >/dev/null); then
+if ! why=$("$planner" -v "$version" -p "$max_parallel" -u "$max_unavailable" /dev/null /dev/null 2>&1 >/dev/null); then
 	say "${why#rollout-plan: }"
 	usage
 fi
@@ -170,7 +155,7 @@ read_draws() {
 # (DONE, SKIP, FAILED); with -D the whole rollout, as if the nodes ended in
 # the order they started.
 plan() {
-	"$planner" ${3:+"$3"} -v "$version" -p "$par" -u "$maxun" -s "$tmp/sel" -r "$tmp/running" \
+	"$planner" ${3:+"$3"} -v "$version" -p "$max_parallel" -u "$max_unavailable" -s "$tmp/sel" -r "$tmp/running" \
 		-k "$tmp/held" -g "$tmp/gone" "$tmp/facts" "$2" >"$1" 2>"$tmp/plan.err" && return 0
 	say "the planner cannot decide:"
 	sed 's/^/    /' "$tmp/plan.err" >&2 || :
@@ -281,7 +266,7 @@ now_of() {
 # made up): then the nodes last under way are named as their runs last saw
 # them.
 summary() {
-	if [ "$1" = 2 ] && { [ "$n_started" = 0 ] || [ "$dry" = 1 ]; }; then finish 2; fi
+	if [ "$1" = 2 ] && { [ "$n_started" = 0 ] || [ "$dry_run" = 1 ]; }; then finish 2; fi
 	if ! read_facts 2>/dev/null; then
 		say "the API does not answer: no summary; the nodes last under way, as their runs last saw them:"
 		for bn in $recent; do
@@ -303,12 +288,12 @@ summary() {
 		done <"$tmp/vanished"
 	fi
 	total=$(grep -c . "$tmp/scope" 2>/dev/null || grep -c . "$tmp/sel") || :
-	[ "$dry" = 1 ] || report_cordoned
+	[ "$dry_run" = 1 ] || report_cordoned
 	n_left=$((total - n_done - n_failed - n_skipped))
 	[ "$n_left" -ge 0 ] || n_left=0
 	under=
-	[ "$dry" = 1 ] || metrics_write
-	if [ "$dry" = 1 ]; then
+	[ "$dry_run" = 1 ] || metrics_write
+	if [ "$dry_run" = 1 ]; then
 		out "plan: upgrade $n_started done $n_done failed $n_failed skipped $n_skipped left $((n_left - n_started))"
 	else
 		out "done $n_done failed $n_failed skipped $n_skipped left $n_left"
@@ -432,7 +417,7 @@ total=0
 # held by the run and everything it starts, so that a rerun after the run
 # itself was killed waits for the upgrades it left running rather than take
 # their nodes a second time (rollout_lock, gpudrv-lib.sh).
-if [ "$dry" = 0 ]; then
+if [ "$dry_run" = 0 ]; then
 	server=default
 	if kc "$tmp/server" /dev/null config view --minify -o 'jsonpath={.clusters[0].cluster.server}' &&
 		[ -s "$tmp/server" ]; then
@@ -519,7 +504,7 @@ tag_of() {
 # pdb-check's words (on standard output in a dry run: they are the plan).
 blocked() {
 	awk -v n="$1" '$1 == n && $2 != "DRAWS" && $2 != "SKIP"' "$tmp/draws" >"$tmp/why"
-	if [ "$dry" = 1 ]; then
+	if [ "$dry_run" = 1 ]; then
 		cat "$tmp/why" >>"$tmp/stdout"
 	else
 		say "$1: its drain would be refused by the budget(s) below${2:+ $2}; the node is left as it is:"
@@ -536,10 +521,10 @@ say_left() {
 	left=$(grep -c "^$1 " "$tmp/plan") || :
 	[ "$left" -gt 0 ] || return 1
 	unav=$(sed -n 's/^UNAVAILABLE //p' "$tmp/plan")
-	say "$left node(s) left: ${unav% *} GPU node(s) are cordoned or not Ready, and maxUnavailable is ${unav#* } (-u $maxun)"
+	say "$left node(s) left: ${unav% *} GPU node(s) are cordoned or not Ready, and maxUnavailable is ${unav#* } (-u $max_unavailable)"
 }
 
-if [ "$dry" = 1 ]; then
+if [ "$dry_run" = 1 ]; then
 	read_draws
 	plan "$tmp/plan" "$tmp/draws" -D || finish 2
 	# The plan's records in one pass (5,000 nodes are 5,000 lines): each
@@ -579,8 +564,9 @@ start() {
 	# here, by stopping the nodes under way (-R: resumable).
 	(
 		unset GPUDRV_TIMEOUT
-		exec "$drv_upgrade" -R -N -P ${lab:+-L} -b "$tmp/judged.$1" -m "$matrix" ${o_t:+-t "$o_t"} ${o_g:+-g "$o_g"} \
-			${jsel:+-j "$jsel"} ${jtime:+-J "$jtime"} ${o_n:+-n "$o_n"} ${o_s:+-s "$o_s"} \
+		exec "$drv_upgrade" -R -N -P ${lab:+-L} -b "$tmp/judged.$1" -m "$matrix" ${drain_timeout:+-t "$drain_timeout"} \
+			${validate_timeout:+-g "$validate_timeout"} ${wait_sel:+-j "$wait_sel"} ${wait_timeout:+-J "$wait_timeout"} \
+			${driver_ns:+-n "$driver_ns"} ${driver_sel:+-s "$driver_sel"} \
 			"$1" "$version"
 	) >"$logdir/$1.out" 2>>"$logdir/$1.log" </dev/null &
 	running="$running $!"

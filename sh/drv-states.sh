@@ -20,24 +20,25 @@ target=
 format=text
 summary=
 
+eval "set -- $(gpudrv_opts 'm:matrix r:registry o:output' "$@")"
 while [ $# -gt 0 ]; do
 	case $1 in
-	-m | --matrix) [ $# -ge 2 ] || usage; check_file -m "$2"; matrix=$2; matrix_given=1; shift ;;
-	-r | --registry) [ $# -ge 2 ] || usage; check_value -r "$2" "a repository (registry/path/name)"; repo=$2; shift ;;
+	--) shift; break ;;
+	-m | --matrix | -r | --registry) source_option "$@"; shift ;;
 	-I | --insecure) insecure=1 ;;
 	-e | --allow-empty) empty=1 ;;
 	-t | --target) target=1 ;;
 	-S | --summary) summary=1 ;;
 	-o | --output)
-		[ $# -ge 2 ] || usage
-		case $2 in text | json) format=$2 ;; *) die "-o takes text or json, not '$(printf '%s' "$2" | tr -c '[:print:]' '?' | cut -c1-40)'" ;; esac
+		need_arg "$@"
+		case $2 in text | json) format=$2 ;; *) die "$1 takes text or json, not '$(printf '%s' "$2" | tr -c '[:print:]' '?' | cut -c1-40)'" ;; esac
 		shift
 		;;
-	-h | --help) show_usage ;;
-	*) usage ;;
+	*) other_option "$1" ;;
 	esac
 	shift
 done
+[ $# -eq 0 ] || usage
 if [ -n "$summary" ] && [ "$format" = json ]; then
 	say "-S is the summary for people; -o json gives every node to a program: one or the other"
 	usage

@@ -29,43 +29,29 @@ driver_ns=gpu-operator
 driver_sel=app=nvidia-driver-daemonset
 drain_log=
 budgets_read=  # -b: the budgets and the node's pods as the caller just read them
-wait_given=0
 wait_sel=      # -j: the pods to wait for after the cordon (waitForCompletion.podSelector)
 wait_timeout=  # -J: how long, 0 for as long as the run lasts (waitForCompletion.timeoutSeconds)
+# The API server judges selectors and names (before the node is touched);
+# upgrade_option only what is empty or would garble a message or a request.
+eval "set -- $(gpudrv_opts 'b:budgets-read d:drain-log m:matrix t:drain-timeout w:budget-wait g:validate-timeout j:wait-for J:wait-timeout n:driver-namespace s:driver-selector' "$@")"
 while [ $# -gt 0 ]; do
 	case $1 in
+	--) shift; break ;;
 	-L | --lab) lab=1 ;;
 	-R | --resumable) resumable=1 ;;
 	-N | --no-audit) no_audit=1 ;;
 	-P | --progress) progress=1 ;;
-	-b | --budgets-read) [ $# -ge 2 ] || usage; budgets_read=$2; shift ;;
-	-d | --drain-log) [ $# -ge 2 ] || usage; drain_log=$2; shift ;;
-	-m | --matrix) [ $# -ge 2 ] || usage; matrix=$2; shift ;;
-	-t | --drain-timeout) [ $# -ge 2 ] || usage; drain_timeout=$(seconds "$2" "$1") || finish 2; shift ;;
-	-w | --budget-wait) [ $# -ge 2 ] || usage; budget_wait=$(seconds "$2" "$1") || finish 2; shift ;;
-	-g | --validate-timeout) [ $# -ge 2 ] || usage; validate_timeout=$(seconds "$2" "$1") || finish 2; shift ;;
-	-j | --wait-for) [ $# -ge 2 ] || usage; wait_sel=$2; wait_given=1; shift ;;
-	-J | --wait-timeout) [ $# -ge 2 ] || usage; wait_timeout=$(seconds "$2" "$1") || finish 2; shift ;;
-	-n | --driver-namespace) [ $# -ge 2 ] || usage; driver_ns=$2; shift ;;
-	-s | --driver-selector) [ $# -ge 2 ] || usage; driver_sel=$2; shift ;;
-	-h | --help) show_usage ;;
-	--) shift; break ;;
-	-*) usage ;;
-	*) break ;;
+	-b | --budgets-read) need_arg "$@"; check_file "$1" "$2"; budgets_read=$2; shift ;;
+	-d | --drain-log) need_arg "$@"; drain_log=$2; shift ;;
+	-m | --matrix) source_option "$@"; shift ;;
+	-t | --drain-timeout | -w | --budget-wait | -g | --validate-timeout | -j | --wait-for | -J | --wait-timeout | \
+		-n | --driver-namespace | -s | --driver-selector) upgrade_option "$@"; shift ;;
+	*) other_option "$1" ;;
 	esac
 	shift
 done
 [ $# -eq 2 ] || usage
-if [ -n "$wait_timeout" ] && [ "$wait_given" = 0 ]; then
-	say "-J is how long to wait for the pods -j selects: give -j too"
-	usage
-fi
-# The API server judges selectors and names (before the node is touched);
-# here only what is empty or would garble a message or a request.
-[ "$wait_given" = 0 ] || check_value -j "$wait_sel" "a label selector (job=train, 'app in (a,b)')"
-check_value -n "$driver_ns" "a namespace"
-check_value -s "$driver_sel" "a label selector (app=nvidia-driver-daemonset)"
-[ -z "$budgets_read" ] || check_file -b "$budgets_read"
+upgrade_options_end
 wait_timeout=${wait_timeout:-0}
 labels2tag=$(find_tool labels2tag) || finish 2
 matrix_grep=$(find_tool matrix-grep) || finish 2
@@ -82,7 +68,6 @@ resume_opts="$resume_opts -n $(shq "$driver_ns") -s $(shq "$driver_sel")"
 [ "$progress" = 0 ] || resume_opts="-P $resume_opts"
 node=$1
 version=$2
-[ "$drain_timeout" -gt 0 ] || { say "the drain timeout must be at least 1 second"; usage; }
 check_node "$node"
 driver_version "$version"
 # The drain log's directory must take it before the node is touched.

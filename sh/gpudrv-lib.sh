@@ -609,6 +609,45 @@ check_file() {
 	esac
 }
 
+# source_option OPTION VALUE...: -m or -r ("$@" at the option), where the
+# images that exist are listed, checked and held: -m matrix (a file name;
+# matrix_given set), -r repo (a repository; image_source judges it whole).
+source_option() {
+	need_arg "$@"
+	case $1 in
+	-m | --matrix) check_file "$1" "$2" && matrix=$2 && matrix_given=1 ;;
+	-r | --registry) check_value "$1" "$2" "a repository (registry/path/name)" && repo=$2 ;;
+	esac
+}
+
+# upgrade_option OPTION VALUE...: one of drv-upgrade.sh's options that
+# drv-rollout.sh takes too, to pass it on ("$@" at the option), its value
+# checked by its kind, before any request, and held in the variable named
+# for it: drain_timeout (-t, at least 1), validate_timeout (-g), budget_wait
+# (-w) and wait_timeout (-J), in seconds; wait_sel (-j) and driver_sel (-s),
+# label selectors; driver_ns (-n).  upgrade_options_end after the loop.
+upgrade_option() {
+	need_arg "$@"
+	case $1 in
+	-t | --drain-timeout)
+		drain_timeout=$(seconds "$2" "$1") || finish 2
+		[ "$drain_timeout" -gt 0 ] || { say "the drain timeout must be at least 1 second" && usage; }
+		;;
+	-g | --validate-timeout) validate_timeout=$(seconds "$2" "$1") || finish 2 ;;
+	-w | --budget-wait) budget_wait=$(seconds "$2" "$1") || finish 2 ;;
+	-J | --wait-timeout) wait_timeout=$(seconds "$2" "$1") || finish 2 ;;
+	-j | --wait-for) check_value "$1" "$2" "a label selector (job=train, 'app in (a,b)')" && wait_sel=$2 ;;
+	-s | --driver-selector) check_value "$1" "$2" "a label selector (app=nvidia-driver-daemonset)" && driver_sel=$2 ;;
+	-n | --driver-namespace) check_value "$1" "$2" "a namespace" && driver_ns=$2 ;;
+	esac
+}
+# upgrade_options_end: the usage when -J came without -j.
+upgrade_options_end() {
+	[ -z "$wait_timeout" ] || [ -n "$wait_sel" ] && return 0
+	say "-J is how long to wait for the pods -j selects: give -j too"
+	usage
+}
+
 # get_node NODE FILE: the node's JSON into FILE (one GET, no discovery), or
 # exit 2 saying why not; a failed kubectl must never read as a node without
 # labels.

@@ -47,6 +47,47 @@ drv-kubeconfig.sh|--duration=5x auditor out.conf|2||drv-kubeconfig.sh: -d takes 
 drv-kubeconfig.sh|--namespace|2||drv-kubeconfig.sh: --namespace takes a value|u
 drv-kubeconfig.sh|-Sx auditor out.conf|2||drv-kubeconfig.sh: unknown option -x|u
 drv-kubeconfig.sh|-- -S out.conf|2||drv-kubeconfig.sh: not a namespace or service account name: '-S'|
+# drv-next.sh: -R root, -b branch, -m matrix, -r repository, -I
+drv-next.sh|-Ib550|2||drv-next.sh: -I goes with -r|u
+drv-next.sh|-R/nonexistent|2||drv-next.sh: -R /nonexistent: not a directory (the root of a host's file tree)|
+drv-next.sh|--root=/nonexistent|2||drv-next.sh: -R /nonexistent: not a directory (the root of a host's file tree)|
+drv-next.sh|-m|2||drv-next.sh: -m takes a value|u
+drv-next.sh|--insecure=yes|2||drv-next.sh: --insecure is not an option that takes a value: --insecure=yes|u
+drv-next.sh|-- -I|2|||u
+# drv-audit.sh
+drv-audit.sh|-eI|2||drv-audit.sh: -I goes with -r|u
+drv-audit.sh|-lpool=a|2||drv-audit.sh: -l goes with -k (plan a kernel change for some nodes)|u
+drv-audit.sh|--selector=pool=a|2||drv-audit.sh: -l goes with -k (plan a kernel change for some nodes)|u
+drv-audit.sh|-ooops|2||drv-audit.sh: -o takes images (one reference a line) or skopeo-sync (skopeo sync --src yaml's file), not 'oops'|u
+drv-audit.sh|-e -p|2||drv-audit.sh: -p takes a value|u
+drv-audit.sh|--frob|2||drv-audit.sh: unknown option --frob|u
+drv-audit.sh|-- -e|2|||u
+# drv-states.sh
+drv-states.sh|-SI|2||drv-states.sh: -I goes with -r|u
+drv-states.sh|-oxml|2||drv-states.sh: -o takes text or json, not 'xml'|
+drv-states.sh|--output=json --summary|2||drv-states.sh: -S is the summary for people; -o json gives every node to a program: one or the other|u
+drv-states.sh|-Sojson|2||drv-states.sh: -S is the summary for people; -o json gives every node to a program: one or the other|u
+drv-states.sh|--registry|2||drv-states.sh: --registry takes a value|u
+drv-states.sh|-eq|2||drv-states.sh: unknown option -q|u
+drv-states.sh|-- -S|2|||u
+# drv-upgrade.sh
+drv-upgrade.sh|-LNPRh|0|usage||
+drv-upgrade.sh|-NRJ5 lab-node-1 550.90.07|2||drv-upgrade.sh: -J is how long to wait for the pods -j selects: give -j too|u
+drv-upgrade.sh|-t0 lab-node-1 550.90.07|2||drv-upgrade.sh: the drain timeout must be at least 1 second|u
+drv-upgrade.sh|--drain-timeout=5x lab-node-1 550.90.07|2||drv-upgrade.sh: --drain-timeout takes seconds (300, 300s, 5m, 1h), not '5x'|u
+drv-upgrade.sh|--wait-for= lab-node-1 550.90.07|2||drv-upgrade.sh: --wait-for takes a label selector (job=train, 'app in (a,b)'), not ''|
+drv-upgrade.sh|-s|2||drv-upgrade.sh: -s takes a value|u
+drv-upgrade.sh|--frob lab-node-1 550.90.07|2||drv-upgrade.sh: unknown option --frob|u
+drv-upgrade.sh|--lab=1 lab-node-1 550.90.07|2||drv-upgrade.sh: --lab is not an option that takes a value: --lab=1|u
+drv-upgrade.sh|-- -L 550.90.07|2||drv-upgrade.sh: not a node name: '-L'|
+# drv-rollout.sh: what it passes on to drv-upgrade.sh refused before any request
+drv-rollout.sh|-cDLJ5 550.90.07|2||drv-rollout.sh: -J is how long to wait for the pods -j selects: give -j too|u
+drv-rollout.sh|-t0 550.90.07|2||drv-rollout.sh: the drain timeout must be at least 1 second|u
+drv-rollout.sh|-g1x 550.90.07|2||drv-rollout.sh: -g takes seconds (300, 300s, 5m, 1h), not '1x'|u
+drv-rollout.sh|--driver-namespace= 550.90.07|2||drv-rollout.sh: --driver-namespace takes a namespace, not ''|
+drv-rollout.sh|-M|2||drv-rollout.sh: -M takes a value|u
+drv-rollout.sh|-Dx 550.90.07|2||drv-rollout.sh: unknown option -x|u
+drv-rollout.sh|-- -D|2||drv-rollout.sh: not a driver version (branch.minor.rev, e.g. 550.90.07): '-D'|
 # drv-lab.sh: -h only
 drv-lab.sh|-hx|0|usage||
 drv-lab.sh|-x|2||drv-lab.sh: unknown option -x|u
