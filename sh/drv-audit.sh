@@ -9,11 +9,9 @@ usage_line="usage: $prog [-e] [-m matrix | -r repository [-I]] [-p promfile] [-P
        $prog -o images|skopeo-sync [-eI] [-r repository] [-b version | -t] [-k kernel [-l selector]]"
 # gpudrv-lib.sh is in ../lib/gpudrv from this script's real directory (links
 # followed): where make puts it in the build tree, and make install in LIBDIR.
-here=$(dirname -- "$(readlink -f -- "$0")")
-lib=$here/../lib/gpudrv/gpudrv-lib.sh
-[ -r "$lib" ] || { echo "$prog: $lib not found: install gpudrv whole (make install)" >&2 && exit 2; }
+lib=$(dirname -- "$(readlink -f -- "$0")")/../lib/gpudrv/gpudrv-lib.sh
 # shellcheck source-path=SCRIPTDIR source=gpudrv-lib.sh
-. "$lib"
+if [ -r "$lib" ]; then . "$lib"; else echo "$prog: $lib not found: install gpudrv whole (make install)" >&2 && exit 2; fi
 
 matrix=${GPUDRV_MATRIX:-$default_matrix}
 prom=
@@ -28,28 +26,26 @@ insecure=
 push=
 cluster=
 output=
-need_arg() {
-	[ "$1" -ge 2 ] || usage
-}
+eval "set -- $(gpudrv_opts 'm:matrix p:prom P:push c:cluster k:kernel l:selector b:driver r:registry o:output' "$@")"
 while [ $# -gt 0 ]; do
 	case $1 in
-	-m | --matrix) need_arg $# && check_file -m "$2" && matrix=$2 && matrix_given=1 && shift ;;
-	-p | --prom) need_arg $# && check_file -p "$2" && prom=$2 && shift ;;
-	-P | --push) need_arg $# && check_value -P "$2" "a Pushgateway URL (http://host:9091)" && push=$2 && shift ;;
-	-c | --cluster) need_arg $# && check_value -c "$2" "a cluster name" && cluster=$2 && shift ;;
-	-k | --kernel) need_arg $# && check_value -k "$2" "a kernel version (uname -r)" && kernel=$2 && shift ;;
-	-l | --selector) need_arg $# && check_value -l "$2" "a label selector" && selector=$2 && shift ;;
+	--) shift; break ;;
+	-m | --matrix | -r | --registry) source_option "$@"; shift ;;
+	-p | --prom) need_arg "$@"; check_file "$1" "$2"; prom=$2; shift ;;
+	-P | --push) need_arg "$@"; check_value "$1" "$2" "a Pushgateway URL (http://host:9091)"; push=$2; shift ;;
+	-c | --cluster) need_arg "$@"; check_value "$1" "$2" "a cluster name"; cluster=$2; shift ;;
+	-k | --kernel) need_arg "$@"; check_value "$1" "$2" "a kernel version (uname -r)"; kernel=$2; shift ;;
+	-l | --selector) need_arg "$@"; check_value "$1" "$2" "a label selector"; selector=$2; shift ;;
 	-e | --allow-empty) empty=-e ;;
-	-b | --driver) need_arg $# && check_value -b "$2" "a driver version (570, 570.86.10)" && version=$2 && shift ;;
+	-b | --driver) need_arg "$@"; check_value "$1" "$2" "a driver version (570, 570.86.10)"; version=$2; shift ;;
 	-t | --target) target=1 ;;
-	-r | --registry) need_arg $# && check_value -r "$2" "a repository (registry/path/name)" && repo=$2 && shift ;;
 	-I | --insecure) insecure=1 ;;
-	-o | --output) need_arg $# && check_value -o "$2" "images or skopeo-sync" && output=$2 && shift ;;
-	-h | --help) show_usage ;;
-	*) usage ;;
+	-o | --output) need_arg "$@"; check_value "$1" "$2" "images or skopeo-sync"; output=$2; shift ;;
+	*) other_option "$1" ;;
 	esac
 	shift
 done
+[ $# -eq 0 ] || usage
 [ -n "$matrix_given$repo$output" ] || check_file GPUDRV_MATRIX "$matrix"
 labels2tag=$(find_tool labels2tag) || finish 2
 matrix_grep=$(find_tool matrix-grep) || finish 2
@@ -244,7 +240,7 @@ mirror_list() {
 	: >>"$tmp/refs"
 	while IFS= read -r ml_l; do say "$ml_l"; done <"$tmp/skips"
 	if ! grep -q . "$tmp/tags"; then
-		[ -n "$empty" ] || fail "no GPU node (labelled nvidia.com/gpu.present=true${selector:+, and $selector}): nothing to list (-e accepts that)"
+		[ -n "$empty" ] || fail "no GPU node (labelled $L_PRESENT=true${selector:+, and $selector}): nothing to list (-e accepts that)"
 	fi
 	if [ "$output" = images ]; then
 		LC_ALL=C sort -u "$tmp/refs" >"$tmp/list"
@@ -318,7 +314,7 @@ elif [ -n "$repo" ]; then
 fi
 [ -n "$output" ] || [ -r "$matrix" ] || fail "cannot read the matrix $matrix (-m or GPUDRV_MATRIX names another)"
 
-sel=nvidia.com/gpu.present=true
+sel=$L_PRESENT=true
 [ -z "$selector" ] || sel=$sel,$selector
 # One fresh list call, whose failure must never read as an empty, healthy
 # fleet.  --raw: one GET, not pages of 500, and the API server's own JSON

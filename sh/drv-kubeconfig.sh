@@ -12,25 +12,24 @@ usage_line="usage: $prog [-n namespace] [-d duration | -S] service-account file"
 
 # gpudrv-lib.sh is in ../lib/gpudrv from this script's real directory (links
 # followed): where make puts it in the build tree, and make install in LIBDIR.
-here=$(dirname -- "$(readlink -f -- "$0")")
-lib=$here/../lib/gpudrv/gpudrv-lib.sh
-[ -r "$lib" ] || { echo "$prog: $lib not found: install gpudrv whole (make install)" >&2 && exit 2; }
+lib=$(dirname -- "$(readlink -f -- "$0")")/../lib/gpudrv/gpudrv-lib.sh
 # shellcheck source-path=SCRIPTDIR source=gpudrv-lib.sh
-. "$lib"
+if [ -r "$lib" ]; then . "$lib"; else echo "$prog: $lib not found: install gpudrv whole (make install)" >&2 && exit 2; fi
 
 ns=gpudrv
 duration=
 secret=0
-while getopts n:d:Sh opt; do
-	case $opt in
-	n) ns=$OPTARG ;;
-	d) duration=$OPTARG ;;
-	S) secret=1 ;;
-	h) show_usage ;;
-	*) usage ;;
+eval "set -- $(gpudrv_opts 'n:namespace d:duration' "$@")"
+while [ $# -gt 0 ]; do
+	case $1 in
+	--) shift; break ;;
+	-n | --namespace) need_arg "$@"; ns=$2; shift ;;
+	-d | --duration) need_arg "$@"; duration=$2; shift ;;
+	-S | --secret) secret=1 ;;
+	*) other_option "$1" ;;
 	esac
+	shift
 done
-shift $((OPTIND - 1))
 [ $# -eq 2 ] || usage
 sa=$1
 file=$2

@@ -6,19 +6,20 @@ set -eu
 
 prog=drv-lab.sh
 usage_line="usage: $prog"
-case $0 in
-*/*) here=$(cd "${0%/*}" && pwd) ;;
-*) here=$(pwd) ;;
-esac
-[ -r "$here/../lib/gpudrv/gpudrv-lib.sh" ] ||
-	{ echo "$prog: $here/../lib/gpudrv/gpudrv-lib.sh not found: run make in the gpudrv checkout" >&2 && exit 2; }
+# gpudrv-lib.sh is in ../lib/gpudrv from this script's directory, as make
+# puts it in the checkout.
+lib=$(cd "$(dirname -- "$0")" && pwd)/../lib/gpudrv/gpudrv-lib.sh
 # shellcheck source-path=SCRIPTDIR source=gpudrv-lib.sh
-. "$here/../lib/gpudrv/gpudrv-lib.sh"
-case ${1:-} in
--h | --help) show_usage ;;
-'') ;;
-*) usage ;;
-esac
+if [ -r "$lib" ]; then . "$lib"; else echo "$prog: $lib not found: run make in the gpudrv checkout" >&2 && exit 2; fi
+eval "set -- $(gpudrv_opts '' "$@")"
+while [ $# -gt 0 ]; do
+	case $1 in
+	--) shift; break ;;
+	*) other_option "$1" ;;
+	esac
+	shift
+done
+[ $# -eq 0 ] || usage
 
 src=${GPUDRV_SRC:-$(dirname "$here")}
 [ -d "$src/lab/k8s" ] || die "no lab/ under $src (set GPUDRV_SRC to the gpudrv checkout)"
@@ -125,7 +126,7 @@ for t in labels2tag matrix-grep pdb-check report-fmt drv-tag.sh drv-audit.sh drv
 	put "$here/$t" "$home/bin/$t"
 done
 # The library these tools were built with: the one this script sourced.
-put "$here/../lib/gpudrv/gpudrv-lib.sh" "$home/lib/gpudrv/gpudrv-lib.sh"
+put "$lib" "$home/lib/gpudrv/gpudrv-lib.sh"
 # The lab's own commands, $GPUDRV_HOME/drv-*.sh: the installed ones, with the
 # lab's matrix as their default instead of /etc/gpudrv's.
 for t in drv-tag.sh drv-audit.sh drv-upgrade.sh drv-states.sh; do
@@ -153,8 +154,8 @@ k delete namespace gpu-drv --ignore-not-found --wait=true --timeout="${wait_s}s"
 k delete node lab-node-3 --ignore-not-found >/dev/null
 for n in lab-node-0 lab-node-1 lab-node-2; do
 	k uncordon "$n" >/dev/null
-	k label node "$n" nvidia.com/gpu-driver-upgrade-state- >/dev/null
-	k annotate node "$n" nvidia.com/gpu-driver-upgrade.node-initial-state.unschedulable- >/dev/null
+	k label node "$n" "$L_STATE-" >/dev/null
+	k annotate node "$n" "$A_INITIAL-" >/dev/null
 done
 
 # add_row NODE [labels2tag options]: the matrix row NODE needs, appended
@@ -176,11 +177,8 @@ step "1. facts: namespace gpu-drv; driver, kernel and OS labels on lab-node-0..2
 k create namespace gpu-drv >/dev/null
 wait_until "the default service account in gpu-drv" kubectl -n gpu-drv get serviceaccount default
 facts() { # facts NODE MAJOR MINOR REV KERNEL OS-ID VERSION-ID
-	k label node "$1" --overwrite nvidia.com/gpu.present=true \
-		nvidia.com/cuda.driver.major="$2" nvidia.com/cuda.driver.minor="$3" \
-		nvidia.com/cuda.driver.rev="$4" feature.node.kubernetes.io/kernel-version.full="$5" \
-		feature.node.kubernetes.io/system-os_release.ID="$6" \
-		feature.node.kubernetes.io/system-os_release.VERSION_ID="$7" >/dev/null
+	k label node "$1" --overwrite "$L_PRESENT=true" "$L_MAJOR=$2" "$L_MINOR=$3" "$L_REV=$4" \
+		"$L_KERNEL=$5" "$L_OSID=$6" "$L_OSVER=$7" >/dev/null
 }
 facts lab-node-0 550 90 07 5.15.0-119-generic ubuntu 22.04
 facts lab-node-1 535 183 06 5.15.0-107-generic ubuntu 22.04
@@ -279,7 +277,7 @@ awk 'FILENAME == ARGV[1] { at[$0] = FNR; next }
 show "   states written: $(paste -sd ' ' "$tmp/written")"
 cp "$tmp/states" "$out/upgrade-states.txt"
 [ "$(jp node/lab-node-1 '{.metadata.labels.nvidia\.com/gpu-driver-upgrade-state}')" = upgrade-done ] ||
-	k label node lab-node-1 --overwrite nvidia.com/gpu-driver-upgrade-state=upgrade-done >/dev/null
+	k label node lab-node-1 --overwrite "$L_STATE=upgrade-done" >/dev/null
 run "$home/drv-audit.sh" >"$tmp/audit"
 [ "$rc" -le 1 ] || lab_die "the audit for the report could not tell (exit $rc)"
 k get nodes -o json >"$tmp/nodes.json"

@@ -8,11 +8,9 @@ prog=drv-next.sh
 usage_line="usage: $prog [-R root] [-b branch] [-m matrix | -r repository [-I]]"
 # gpudrv-lib.sh is in ../lib/gpudrv from this script's real directory (links
 # followed): where make puts it in the build tree, and make install in LIBDIR.
-here=$(dirname -- "$(readlink -f -- "$0")")
-lib=$here/../lib/gpudrv/gpudrv-lib.sh
-[ -r "$lib" ] || { echo "$prog: $lib not found: install gpudrv whole (make install)" >&2 && exit 2; }
+lib=$(dirname -- "$(readlink -f -- "$0")")/../lib/gpudrv/gpudrv-lib.sh
 # shellcheck source-path=SCRIPTDIR source=gpudrv-lib.sh
-. "$lib"
+if [ -r "$lib" ]; then . "$lib"; else echo "$prog: $lib not found: install gpudrv whole (make install)" >&2 && exit 2; fi
 
 root=
 root_given=
@@ -21,18 +19,18 @@ matrix=${GPUDRV_MATRIX:-$default_matrix}
 matrix_given=
 repo=
 insecure=
-while getopts R:b:m:r:Ih opt; do
-	case $opt in
-	R) check_file -R "$OPTARG" && root=$OPTARG && root_given=1 ;;
-	b) check_value -b "$OPTARG" "a driver branch (550)" && branch=$OPTARG ;;
-	m) check_file -m "$OPTARG" && matrix=$OPTARG && matrix_given=1 ;;
-	r) check_value -r "$OPTARG" "a repository (registry/path/name)" && repo=$OPTARG ;;
-	I) insecure=1 ;;
-	h) show_usage ;;
-	*) usage ;;
+eval "set -- $(gpudrv_opts 'R:root b:branch m:matrix r:registry' "$@")"
+while [ $# -gt 0 ]; do
+	case $1 in
+	--) shift; break ;;
+	-R | --root) need_arg "$@"; check_file "$1" "$2"; root=$2; root_given=1; shift ;;
+	-b | --branch) need_arg "$@"; check_value "$1" "$2" "a driver branch (550)"; branch=$2; shift ;;
+	-m | --matrix | -r | --registry) source_option "$@"; shift ;;
+	-I | --insecure) insecure=1 ;;
+	*) other_option "$1" ;;
 	esac
+	shift
 done
-shift $((OPTIND - 1))
 [ $# -eq 0 ] || usage
 [ -n "$matrix_given$repo" ] || check_file GPUDRV_MATRIX "$matrix"
 labels2tag=$(find_tool labels2tag) || finish 2
@@ -271,13 +269,12 @@ fi
 # host.  Every value was checked above: nothing in the JSON needs escaping.
 {
 	printf '{"apiVersion":"v1","kind":"Node","metadata":{"name":"localhost","labels":{'
-	printf '"feature.node.kubernetes.io/kernel-version.full":"%s",' "$running"
-	printf '"feature.node.kubernetes.io/system-os_release.ID":"%s",' "$os_id"
-	printf '"feature.node.kubernetes.io/system-os_release.VERSION_ID":"%s"' "$os_version"
+	printf '"%s":"%s",' "$L_KERNEL" "$running" "$L_OSID" "$os_id"
+	printf '"%s":"%s"' "$L_OSVER" "$os_version"
 	if [ -n "$driver" ]; then
 		dr=${driver#*.}
-		printf ',"nvidia.com/cuda.driver.major":"%s","nvidia.com/cuda.driver.minor":"%s"' "$branch" "${dr%%.*}"
-		case $dr in *.*) printf ',"nvidia.com/cuda.driver.rev":"%s"' "${dr#*.}" ;; esac
+		printf ',"%s":"%s"' "$L_MAJOR" "$branch" "$L_MINOR" "${dr%%.*}"
+		case $dr in *.*) printf ',"%s":"%s"' "$L_REV" "${dr#*.}" ;; esac
 	fi
 	printf '}}}\n'
 } >"$tmp/node.json"

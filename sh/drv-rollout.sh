@@ -10,80 +10,61 @@ set -eu
 
 prog=drv-rollout.sh
 usage_line="usage: $prog [-cDL] [-l selector] [-p max-parallel] [-u max-unavailable] [-m matrix | -r repository [-I]] [-t drain-timeout] [-g validate-timeout] [-w budget-wait] [-j job-selector [-J job-timeout]] [-n driver-namespace] [-s driver-selector] [-o log-dir] [-M metrics-file] version"
-STATE=nvidia.com/gpu-driver-upgrade-state
-SKIP=nvidia.com/gpu-driver-upgrade.skip
 
 # gpudrv-lib.sh is in ../lib/gpudrv from this script's real directory (links
 # followed): where make puts it in the build tree, and make install in LIBDIR.
-here=$(dirname -- "$(readlink -f -- "$0")")
-lib=$here/../lib/gpudrv/gpudrv-lib.sh
-[ -r "$lib" ] || { echo "$prog: $lib not found: install gpudrv whole (make install)" >&2 && exit 2; }
+lib=$(dirname -- "$(readlink -f -- "$0")")/../lib/gpudrv/gpudrv-lib.sh
 # shellcheck source-path=SCRIPTDIR source=gpudrv-lib.sh
-. "$lib"
+if [ -r "$lib" ]; then . "$lib"; else echo "$prog: $lib not found: install gpudrv whole (make install)" >&2 && exit 2; fi
 
 matrix=${GPUDRV_MATRIX:-$default_matrix}
 matrix_given=
 repo=
 insecure=
 selector=
-par=1          # maxParallelUpgrades (0: no limit), the ClusterPolicy's default
-maxun=25%      # maxUnavailable, its default
-dry=0
+max_parallel=1      # maxParallelUpgrades (0: no limit), the ClusterPolicy's default
+max_unavailable=25% # maxUnavailable, its default
+dry_run=0
 keep_going=0
 logdir=
 metrics=        # -M: a node_exporter textfile
 budget_wait=120 # -w: how long a node whose drain the budgets refuse is waited for
-# drv-upgrade.sh's own options, passed on
+# drv-upgrade.sh's own options, passed on when given (upgrade_option)
 lab=
-o_t=
-o_g=
-o_n=
-o_s=
-jsel=
-jtime=
+drain_timeout=
+validate_timeout=
+driver_ns=
+driver_sel=
+wait_sel=
+wait_timeout=
+eval "set -- $(gpudrv_opts 'l:selector p:max-parallel u:max-unavailable m:matrix r:registry t:drain-timeout g:validate-timeout J:wait-timeout j:wait-for w:budget-wait n:driver-namespace s:driver-selector o:log-dir M:metrics' "$@")"
 while [ $# -gt 0 ]; do
 	case $1 in
-	-c | --keep-going) keep_going=1 ;;
-	-D | --dry-run) dry=1 ;;
-	-L | --lab) lab=1 ;;
-	-l | --selector) [ $# -ge 2 ] || usage; selector=$2; shift ;;
-	-p | --max-parallel) [ $# -ge 2 ] || usage; par=$2; shift ;;
-	-u | --max-unavailable) [ $# -ge 2 ] || usage; maxun=$2; shift ;;
-	-m | --matrix) [ $# -ge 2 ] || usage; matrix=$2; matrix_given=1; shift ;;
-	-r | --registry) [ $# -ge 2 ] || usage; repo=$2; shift ;;
-	-I | --insecure) insecure=1 ;;
-	-t | --drain-timeout) [ $# -ge 2 ] || usage; s=$(seconds "$2" "$1") || finish 2; shift
-		[ "$s" -gt 0 ] || { say "the drain timeout must be at least 1 second"; usage; }
-		o_t=$s ;;
-	-g | --validate-timeout) [ $# -ge 2 ] || usage; s=$(seconds "$2" "$1") || finish 2; shift
-		o_g=$s ;;
-	-J | --wait-timeout) [ $# -ge 2 ] || usage; jtime=$(seconds "$2" "$1") || finish 2; shift ;;
-	-j | --wait-for) [ $# -ge 2 ] || usage; check_value "$1" "$2" "a label selector (job=train, 'app in (a,b)')"; jsel=$2; shift ;;
-	-w | --budget-wait) [ $# -ge 2 ] || usage; budget_wait=$(seconds "$2" "$1") || finish 2; shift ;;
-	-n | --driver-namespace) [ $# -ge 2 ] || usage; check_value "$1" "$2" "a namespace"; o_n=$2; shift ;;
-	-s | --driver-selector) [ $# -ge 2 ] || usage; check_value "$1" "$2" "a label selector (app=nvidia-driver-daemonset)"; o_s=$2; shift ;;
-	-o | --log-dir) [ $# -ge 2 ] || usage; logdir=$2; shift ;;
-	-M | --metrics) [ $# -ge 2 ] || usage; metrics=$2; shift ;;
-	-h | --help) show_usage ;;
 	--) shift; break ;;
-	-*) usage ;;
-	*) break ;;
+	-c | --keep-going) keep_going=1 ;;
+	-D | --dry-run) dry_run=1 ;;
+	-L | --lab) lab=1 ;;
+	-l | --selector) need_arg "$@"; check_value "$1" "$2" "a label selector (pool=a100)"; selector=$2; shift ;;
+	-p | --max-parallel) need_arg "$@"; max_parallel=$2; shift ;;
+	-u | --max-unavailable) need_arg "$@"; max_unavailable=$2; shift ;;
+	-m | --matrix | -r | --registry) source_option "$@"; shift ;;
+	-I | --insecure) insecure=1 ;;
+	-t | --drain-timeout | -w | --budget-wait | -g | --validate-timeout | -j | --wait-for | -J | --wait-timeout | \
+		-n | --driver-namespace | -s | --driver-selector) upgrade_option "$@"; shift ;;
+	-o | --log-dir) need_arg "$@"; logdir=$2; shift ;;
+	-M | --metrics) need_arg "$@"; metrics=$2; shift ;;
+	*) other_option "$1" ;;
 	esac
 	shift
 done
 [ $# -eq 1 ] || usage
-if [ -n "$jtime" ] && [ -z "$jsel" ]; then
-	say "-J is how long to wait for the pods -j selects: give -j too"
-	usage
-fi
-# (drv-upgrade.sh judges -j's selector, before it touches the node.)
+upgrade_options_end
 version=$1
 driver_version "$version"
 image_source
-[ -z "$selector" ] || check_value -l "$selector" "a label selector (pool=a100)"
 planner=$(find_tool rollout-plan) || finish 2
 # -p and -u are the planner's to judge, before any request.
-if ! why=$("$planner" -v "$version" -p "$par" -u "$maxun" /dev/null /dev/null 2>&1 >/dev/null); then
+if ! why=$("$planner" -v "$version" -p "$max_parallel" -u "$max_unavailable" /dev/null /dev/null 2>&1 >/dev/null); then
 	say "${why#rollout-plan: }"
 	usage
 fi
@@ -112,8 +93,8 @@ gpudrv_start 604800 3
 # initial; into $tmp/sel the names the rollout covers.  Each list is one GET
 # that proves itself whole (get_list, then labels2tag: a NodeList, every
 # byte), or the run knows nothing of the nodes.
-all_nodes="/api/v1/nodes?labelSelector=$(urlencode nvidia.com/gpu.present=true)"
-sel_nodes="/api/v1/nodes?labelSelector=$(urlencode "nvidia.com/gpu.present=true${selector:+,$selector}")"
+all_nodes="/api/v1/nodes?labelSelector=$(urlencode "$L_PRESENT=true")"
+sel_nodes="/api/v1/nodes?labelSelector=$(urlencode "$L_PRESENT=true${selector:+,$selector}")"
 # node_list PATH JSON FILE: the GPU nodes GET PATH answers into JSON, and as
 # labels2tag -F records into FILE.
 node_list() {
@@ -174,7 +155,7 @@ read_draws() {
 # (DONE, SKIP, FAILED); with -D the whole rollout, as if the nodes ended in
 # the order they started.
 plan() {
-	"$planner" ${3:+"$3"} -v "$version" -p "$par" -u "$maxun" -s "$tmp/sel" -r "$tmp/running" \
+	"$planner" ${3:+"$3"} -v "$version" -p "$max_parallel" -u "$max_unavailable" -s "$tmp/sel" -r "$tmp/running" \
 		-k "$tmp/held" -g "$tmp/gone" "$tmp/facts" "$2" >"$1" 2>"$tmp/plan.err" && return 0
 	say "the planner cannot decide:"
 	sed 's/^/    /' "$tmp/plan.err" >&2 || :
@@ -261,8 +242,8 @@ report_cordoned() {
 		"$tmp/sel" "$tmp/facts" | while read -r cn cs; do
 		case $cs in
 		- | upgrade-done) say "$cn is cordoned, as it was before (the rollout leaves it so)" ;;
-		upgrade-failed) say "$cn is CORDONED and $STATE=upgrade-failed: see its messages; to return it to service: kubectl uncordon $cn" ;;
-		*) say "$cn is CORDONED, its upgrade under way ($STATE=$cs): run $prog again to finish it, or kubectl uncordon $cn" ;;
+		upgrade-failed) say "$cn is CORDONED and $L_STATE=upgrade-failed: see its messages; to return it to service: kubectl uncordon $cn" ;;
+		*) say "$cn is CORDONED, its upgrade under way ($L_STATE=$cs): run $prog again to finish it, or kubectl uncordon $cn" ;;
 		esac
 	done
 }
@@ -285,12 +266,12 @@ now_of() {
 # made up): then the nodes last under way are named as their runs last saw
 # them.
 summary() {
-	if [ "$1" = 2 ] && { [ "$n_started" = 0 ] || [ "$dry" = 1 ]; }; then finish 2; fi
+	if [ "$1" = 2 ] && { [ "$n_started" = 0 ] || [ "$dry_run" = 1 ]; }; then finish 2; fi
 	if ! read_facts 2>/dev/null; then
 		say "the API does not answer: no summary; the nodes last under way, as their runs last saw them:"
 		for bn in $recent; do
 			l=$(now_of "$bn")
-			[ -n "$l" ] || l="$STATE=$(cat "$tmp/last.$bn" 2>/dev/null || echo -) (its last state line)"
+			[ -n "$l" ] || l="$L_STATE=$(cat "$tmp/last.$bn" 2>/dev/null || echo -) (its last state line)"
 			say "    $bn: $l"
 		done
 		say "when it answers: drv-states.sh, and $prog again to carry on"
@@ -307,12 +288,12 @@ summary() {
 		done <"$tmp/vanished"
 	fi
 	total=$(grep -c . "$tmp/scope" 2>/dev/null || grep -c . "$tmp/sel") || :
-	[ "$dry" = 1 ] || report_cordoned
+	[ "$dry_run" = 1 ] || report_cordoned
 	n_left=$((total - n_done - n_failed - n_skipped))
 	[ "$n_left" -ge 0 ] || n_left=0
 	under=
-	[ "$dry" = 1 ] || metrics_write
-	if [ "$dry" = 1 ]; then
+	[ "$dry_run" = 1 ] || metrics_write
+	if [ "$dry_run" = 1 ]; then
 		out "plan: upgrade $n_started done $n_done failed $n_failed skipped $n_skipped left $((n_left - n_started))"
 	else
 		out "done $n_done failed $n_failed skipped $n_skipped left $n_left"
@@ -436,7 +417,7 @@ total=0
 # held by the run and everything it starts, so that a rerun after the run
 # itself was killed waits for the upgrades it left running rather than take
 # their nodes a second time (rollout_lock, gpudrv-lib.sh).
-if [ "$dry" = 0 ]; then
+if [ "$dry_run" = 0 ]; then
 	server=default
 	if kc "$tmp/server" /dev/null config view --minify -o 'jsonpath={.clusters[0].cluster.server}' &&
 		[ -s "$tmp/server" ]; then
@@ -457,8 +438,8 @@ awk '{ print $1, $2 }' "$tmp/facts" >"$tmp/tags"
 # The nodes left out for good: the operator's skip label.
 sed -n 's/^SKIP //p' "$tmp/mine" >"$tmp/skiplabel"
 while read -r sn; do
-	say "$sn: labelled $SKIP=true: left out, as the GPU Operator leaves it"
-	out "$sn skipped $SKIP=true"
+	say "$sn: labelled $L_SKIP=true: left out, as the GPU Operator leaves it"
+	out "$sn skipped $L_SKIP=true"
 	echo "$sn" >>"$tmp/gone"
 	n_skipped=$((n_skipped + 1))
 done <"$tmp/skiplabel"
@@ -505,7 +486,7 @@ fi
 if grep -q '^FAILED ' "$tmp/mine" && [ "$keep_going" = 0 ]; then
 	sed -n 's/^FAILED //p' "$tmp/mine" >"$tmp/failed"
 	while read -r fn; do
-		say "$fn: $STATE=upgrade-failed from an earlier upgrade: see why, then resume it with drv-upgrade.sh, or run with -c to go on past it"
+		say "$fn: $L_STATE=upgrade-failed from an earlier upgrade: see why, then resume it with drv-upgrade.sh, or run with -c to go on past it"
 		out "$fn upgrade-failed"
 	done <"$tmp/failed"
 	say "nothing was changed"
@@ -523,7 +504,7 @@ tag_of() {
 # pdb-check's words (on standard output in a dry run: they are the plan).
 blocked() {
 	awk -v n="$1" '$1 == n && $2 != "DRAWS" && $2 != "SKIP"' "$tmp/draws" >"$tmp/why"
-	if [ "$dry" = 1 ]; then
+	if [ "$dry_run" = 1 ]; then
 		cat "$tmp/why" >>"$tmp/stdout"
 	else
 		say "$1: its drain would be refused by the budget(s) below${2:+ $2}; the node is left as it is:"
@@ -540,10 +521,10 @@ say_left() {
 	left=$(grep -c "^$1 " "$tmp/plan") || :
 	[ "$left" -gt 0 ] || return 1
 	unav=$(sed -n 's/^UNAVAILABLE //p' "$tmp/plan")
-	say "$left node(s) left: ${unav% *} GPU node(s) are cordoned or not Ready, and maxUnavailable is ${unav#* } (-u $maxun)"
+	say "$left node(s) left: ${unav% *} GPU node(s) are cordoned or not Ready, and maxUnavailable is ${unav#* } (-u $max_unavailable)"
 }
 
-if [ "$dry" = 1 ]; then
+if [ "$dry_run" = 1 ]; then
 	read_draws
 	plan "$tmp/plan" "$tmp/draws" -D || finish 2
 	# The plan's records in one pass (5,000 nodes are 5,000 lines): each
@@ -583,8 +564,9 @@ start() {
 	# here, by stopping the nodes under way (-R: resumable).
 	(
 		unset GPUDRV_TIMEOUT
-		exec "$drv_upgrade" -R -N -P ${lab:+-L} -b "$tmp/judged.$1" -m "$matrix" ${o_t:+-t "$o_t"} ${o_g:+-g "$o_g"} \
-			${jsel:+-j "$jsel"} ${jtime:+-J "$jtime"} ${o_n:+-n "$o_n"} ${o_s:+-s "$o_s"} \
+		exec "$drv_upgrade" -R -N -P ${lab:+-L} -b "$tmp/judged.$1" -m "$matrix" ${drain_timeout:+-t "$drain_timeout"} \
+			${validate_timeout:+-g "$validate_timeout"} ${wait_sel:+-j "$wait_sel"} ${wait_timeout:+-J "$wait_timeout"} \
+			${driver_ns:+-n "$driver_ns"} ${driver_sel:+-s "$driver_sel"} \
 			"$1" "$version"
 	) >"$logdir/$1.out" 2>>"$logdir/$1.log" </dev/null &
 	running="$running $!"

@@ -8,11 +8,9 @@ prog=drv-states.sh
 usage_line="usage: $prog [-e] [-t] [-m matrix | -r repository [-I]] [-S | -o text|json]"
 # gpudrv-lib.sh is in ../lib/gpudrv from this script's real directory (links
 # followed): where make puts it in the build tree, and make install in LIBDIR.
-here=$(dirname -- "$(readlink -f -- "$0")")
-lib=$here/../lib/gpudrv/gpudrv-lib.sh
-[ -r "$lib" ] || { echo "$prog: $lib not found: install gpudrv whole (make install)" >&2 && exit 2; }
+lib=$(dirname -- "$(readlink -f -- "$0")")/../lib/gpudrv/gpudrv-lib.sh
 # shellcheck source-path=SCRIPTDIR source=gpudrv-lib.sh
-. "$lib"
+if [ -r "$lib" ]; then . "$lib"; else echo "$prog: $lib not found: install gpudrv whole (make install)" >&2 && exit 2; fi
 matrix=
 matrix_given=
 repo=
@@ -22,24 +20,25 @@ target=
 format=text
 summary=
 
+eval "set -- $(gpudrv_opts 'm:matrix r:registry o:output' "$@")"
 while [ $# -gt 0 ]; do
 	case $1 in
-	-m | --matrix) [ $# -ge 2 ] || usage; check_file -m "$2"; matrix=$2; matrix_given=1; shift ;;
-	-r | --registry) [ $# -ge 2 ] || usage; check_value -r "$2" "a repository (registry/path/name)"; repo=$2; shift ;;
+	--) shift; break ;;
+	-m | --matrix | -r | --registry) source_option "$@"; shift ;;
 	-I | --insecure) insecure=1 ;;
 	-e | --allow-empty) empty=1 ;;
 	-t | --target) target=1 ;;
 	-S | --summary) summary=1 ;;
 	-o | --output)
-		[ $# -ge 2 ] || usage
-		case $2 in text | json) format=$2 ;; *) die "-o takes text or json, not '$(printf '%s' "$2" | tr -c '[:print:]' '?' | cut -c1-40)'" ;; esac
+		need_arg "$@"
+		case $2 in text | json) format=$2 ;; *) die "$1 takes text or json, not '$(printf '%s' "$2" | tr -c '[:print:]' '?' | cut -c1-40)'" ;; esac
 		shift
 		;;
-	-h | --help) show_usage ;;
-	*) usage ;;
+	*) other_option "$1" ;;
 	esac
 	shift
 done
+[ $# -eq 0 ] || usage
 if [ -n "$summary" ] && [ "$format" = json ]; then
 	say "-S is the summary for people; -o json gives every node to a program: one or the other"
 	usage
@@ -74,7 +73,8 @@ fi
 
 # One GET, the API server's own JSON (see drv-audit.sh), with managedFields:
 # when each state label last changed.
-if ! kc "$tmp/nodes" "$tmp/err" get --raw '/api/v1/nodes?labelSelector=nvidia.com%2Fgpu.present%3Dtrue'; then
+# (The selector $L_PRESENT=true, its / and = encoded.)
+if ! kc "$tmp/nodes" "$tmp/err" get --raw "/api/v1/nodes?labelSelector=${L_PRESENT%%/*}%2F${L_PRESENT#*/}%3Dtrue"; then
 	kubectl_said "cannot list the GPU nodes" "$tmp/err"
 	finish 2
 fi
@@ -95,7 +95,7 @@ if ! [ -s "$tmp/facts" ]; then
 		[ "$format" != json ] || echo '[]'
 		finish 0
 	fi
-	die "no GPU node (nvidia.com/gpu.present=true) in the cluster; -e accepts that"
+	die "no GPU node ($L_PRESENT=true) in the cluster; -e accepts that"
 fi
 # The nodes with a tag, as matrix-grep reads them.
 awk '$2 !~ /^(UNKNOWN|SKIP):/ { print $1, $2 }' "$tmp/facts" >"$tmp/tags"
@@ -133,7 +133,8 @@ now=$(date +%s)
 # waits for (one word), the phrase and the fix.  In the order of the facts.
 # shellcheck disable=SC2016 # an awk program
 LC_ALL=C awk -v audit="$tmp/audit" -v draws="$tmp/draws" -v gpupods="$tmp/gpupods" \
-	-v known="${matrix:+1}" -v now="$now" -v fmt="$format" -v summary="$summary" '
+	-v known="${matrix:+1}" -v now="$now" -v fmt="$format" -v summary="$summary" \
+	-v l_state="$L_STATE" -v l_skip="$L_SKIP" '
 function age(s) {
 	if (s < 0) s = 0
 	if (s >= 86400) return int(s / 86400) "d" int(s % 86400 / 3600) "h"
@@ -194,8 +195,8 @@ END {
 		who = by == "-" ? "someone" : by
 		drv = pod("driver", n); val = pod("validator", n)
 		if (f[5] == "skip") {
-			w = "skip"; why = "labelled nvidia.com/gpu-driver-upgrade.skip=true: neither the GPU Operator nor gpudrv upgrades it"
-			fix = "kubectl label node " n " nvidia.com/gpu-driver-upgrade.skip- to let them"
+			w = "skip"; why = "labelled " l_skip "=true: neither the GPU Operator nor gpudrv upgrades it"
+			fix = "kubectl label node " n " " l_skip "- to let them"
 		} else if (tag == "UNKNOWN:conflict:nvidiadriver") {
 			w = "labels"; why = "two NVIDIADrivers select it (labels2tag names them): the GPU Operator then deploys no driver on it"
 			fix = "change their nodeSelectors so that one selects it"
@@ -252,10 +253,10 @@ END {
 			fix = val == "" ? "kubectl -n gpu-operator get daemonsets: is the validator scheduled there?" : "kubectl -n " substr(val, 1, index(val, "/") - 1) " logs " substr(val, index(val, "/") + 1, index(val, " ") - index(val, "/") - 1)
 		} else if (state == "upgrade-failed") {
 			w = "failed"; why = "its upgrade failed; the operator moves it on once its driver pod is Ready and current" (drv == "" ? " (none on it)" : " (" podwords(drv) ")")
-			fix = "find why (kubectl describe node " n "; the driver pod), then: kubectl label node " n " nvidia.com/gpu-driver-upgrade-state=upgrade-required --overwrite"
+			fix = "find why (kubectl describe node " n "; the driver pod), then: kubectl label node " n " " l_state "=upgrade-required --overwrite"
 		} else {
 			w = "unknown"; why = "a state neither the GPU Operator nor gpudrv writes"
-			fix = "kubectl label node " n " nvidia.com/gpu-driver-upgrade-state- to forget it"
+			fix = "kubectl label node " n " " l_state "- to forget it"
 		}
 		a = secs < 0 ? "-" : age(secs)
 		if (summary != "") {

@@ -6,23 +6,22 @@ prog=drv-tag.sh
 usage_line="usage: $prog [-b branch] [-k kernel] node"
 # gpudrv-lib.sh is in ../lib/gpudrv from this script's real directory (links
 # followed): where make puts it in the build tree, and make install in LIBDIR.
-here=$(dirname -- "$(readlink -f -- "$0")")
-lib=$here/../lib/gpudrv/gpudrv-lib.sh
-[ -r "$lib" ] || { echo "$prog: $lib not found: install gpudrv whole (make install)" >&2 && exit 2; }
+lib=$(dirname -- "$(readlink -f -- "$0")")/../lib/gpudrv/gpudrv-lib.sh
 # shellcheck source-path=SCRIPTDIR source=gpudrv-lib.sh
-. "$lib"
+if [ -r "$lib" ]; then . "$lib"; else echo "$prog: $lib not found: install gpudrv whole (make install)" >&2 && exit 2; fi
 
 branch=
 kernel=
-while getopts b:k:h opt; do
-	case $opt in
-	b) branch=$OPTARG ;;
-	k) kernel=$OPTARG ;;
-	h) show_usage ;;
-	*) usage ;;
+eval "set -- $(gpudrv_opts 'b:branch k:kernel' "$@")"
+while [ $# -gt 0 ]; do
+	case $1 in
+	--) shift; break ;;
+	-b | --branch) need_arg "$@"; branch=$2; shift ;;
+	-k | --kernel) need_arg "$@"; kernel=$2; shift ;;
+	*) other_option "$1" ;;
 	esac
+	shift
 done
-shift $((OPTIND - 1))
 [ $# -eq 1 ] || usage
 labels2tag=$(find_tool labels2tag) || finish 2
 node=$1

@@ -10,20 +10,12 @@ set -eu
 
 prog=drv-upgrade.sh
 usage_line="usage: $prog [-LNPR] [-b budgets-read] [-d drain-log] [-m matrix] [-t drain-timeout] [-w budget-wait] [-g validate-timeout] [-j job-selector [-J job-timeout]] [-n driver-namespace] [-s driver-selector] node version"
-STATE=nvidia.com/gpu-driver-upgrade-state
-INITIAL=nvidia.com/gpu-driver-upgrade.node-initial-state.unschedulable
-SKIP=nvidia.com/gpu-driver-upgrade.skip
-L_MAJOR=nvidia.com/cuda.driver.major
-L_MINOR=nvidia.com/cuda.driver.minor
-L_REV=nvidia.com/cuda.driver.rev
 
 # gpudrv-lib.sh is in ../lib/gpudrv from this script's real directory (links
 # followed): where make puts it in the build tree, and make install in LIBDIR.
-here=$(dirname -- "$(readlink -f -- "$0")")
-lib=$here/../lib/gpudrv/gpudrv-lib.sh
-[ -r "$lib" ] || { echo "$prog: $lib not found: install gpudrv whole (make install)" >&2 && exit 2; }
+lib=$(dirname -- "$(readlink -f -- "$0")")/../lib/gpudrv/gpudrv-lib.sh
 # shellcheck source-path=SCRIPTDIR source=gpudrv-lib.sh
-. "$lib"
+if [ -r "$lib" ]; then . "$lib"; else echo "$prog: $lib not found: install gpudrv whole (make install)" >&2 && exit 2; fi
 
 lab=0
 resumable=0    # -R: a signal leaves a state to resume from, not upgrade-failed
@@ -37,43 +29,29 @@ driver_ns=gpu-operator
 driver_sel=app=nvidia-driver-daemonset
 drain_log=
 budgets_read=  # -b: the budgets and the node's pods as the caller just read them
-wait_given=0
 wait_sel=      # -j: the pods to wait for after the cordon (waitForCompletion.podSelector)
 wait_timeout=  # -J: how long, 0 for as long as the run lasts (waitForCompletion.timeoutSeconds)
+# The API server judges selectors and names (before the node is touched);
+# upgrade_option only what is empty or would garble a message or a request.
+eval "set -- $(gpudrv_opts 'b:budgets-read d:drain-log m:matrix t:drain-timeout w:budget-wait g:validate-timeout j:wait-for J:wait-timeout n:driver-namespace s:driver-selector' "$@")"
 while [ $# -gt 0 ]; do
 	case $1 in
+	--) shift; break ;;
 	-L | --lab) lab=1 ;;
 	-R | --resumable) resumable=1 ;;
 	-N | --no-audit) no_audit=1 ;;
 	-P | --progress) progress=1 ;;
-	-b | --budgets-read) [ $# -ge 2 ] || usage; budgets_read=$2; shift ;;
-	-d | --drain-log) [ $# -ge 2 ] || usage; drain_log=$2; shift ;;
-	-m | --matrix) [ $# -ge 2 ] || usage; matrix=$2; shift ;;
-	-t | --drain-timeout) [ $# -ge 2 ] || usage; drain_timeout=$(seconds "$2" "$1") || finish 2; shift ;;
-	-w | --budget-wait) [ $# -ge 2 ] || usage; budget_wait=$(seconds "$2" "$1") || finish 2; shift ;;
-	-g | --validate-timeout) [ $# -ge 2 ] || usage; validate_timeout=$(seconds "$2" "$1") || finish 2; shift ;;
-	-j | --wait-for) [ $# -ge 2 ] || usage; wait_sel=$2; wait_given=1; shift ;;
-	-J | --wait-timeout) [ $# -ge 2 ] || usage; wait_timeout=$(seconds "$2" "$1") || finish 2; shift ;;
-	-n | --driver-namespace) [ $# -ge 2 ] || usage; driver_ns=$2; shift ;;
-	-s | --driver-selector) [ $# -ge 2 ] || usage; driver_sel=$2; shift ;;
-	-h | --help) show_usage ;;
-	--) shift; break ;;
-	-*) usage ;;
-	*) break ;;
+	-b | --budgets-read) need_arg "$@"; check_file "$1" "$2"; budgets_read=$2; shift ;;
+	-d | --drain-log) need_arg "$@"; drain_log=$2; shift ;;
+	-m | --matrix) source_option "$@"; shift ;;
+	-t | --drain-timeout | -w | --budget-wait | -g | --validate-timeout | -j | --wait-for | -J | --wait-timeout | \
+		-n | --driver-namespace | -s | --driver-selector) upgrade_option "$@"; shift ;;
+	*) other_option "$1" ;;
 	esac
 	shift
 done
 [ $# -eq 2 ] || usage
-if [ -n "$wait_timeout" ] && [ "$wait_given" = 0 ]; then
-	say "-J is how long to wait for the pods -j selects: give -j too"
-	usage
-fi
-# The API server judges selectors and names (before the node is touched);
-# here only what is empty or would garble a message or a request.
-[ "$wait_given" = 0 ] || check_value -j "$wait_sel" "a label selector (job=train, 'app in (a,b)')"
-check_value -n "$driver_ns" "a namespace"
-check_value -s "$driver_sel" "a label selector (app=nvidia-driver-daemonset)"
-[ -z "$budgets_read" ] || check_file -b "$budgets_read"
+upgrade_options_end
 wait_timeout=${wait_timeout:-0}
 labels2tag=$(find_tool labels2tag) || finish 2
 matrix_grep=$(find_tool matrix-grep) || finish 2
@@ -90,7 +68,6 @@ resume_opts="$resume_opts -n $(shq "$driver_ns") -s $(shq "$driver_sel")"
 [ "$progress" = 0 ] || resume_opts="-P $resume_opts"
 node=$1
 version=$2
-[ "$drain_timeout" -gt 0 ] || { say "the drain timeout must be at least 1 second"; usage; }
 check_node "$node"
 driver_version "$version"
 # The drain log's directory must take it before the node is touched.
@@ -165,25 +142,25 @@ running_jobs() {
 # read into facts' variables, so that what took is seen without another GET.
 # Status 1, said, when the write or its answer fails.
 set_state() {
-	p="\"labels\":{\"$STATE\":\"$1\"${2:+,$2}}"
+	p="\"labels\":{\"$L_STATE\":\"$1\"${2:+,$2}}"
 	[ -z "${3:-}" ] || p="$p,\"annotations\":{$3}"
 	p="{\"metadata\":{$p}"
 	[ -z "${4:-}" ] || p="$p,\"spec\":{$4}"
 	if ! kc "$tmp/look" "$tmp/err" patch node "$node" --type=merge --field-manager=gpudrv -p "$p}" -o json; then
-		say "cannot set $STATE=$1 on $node: $(said "$tmp/err")"
+		say "cannot set $L_STATE=$1 on $node: $(said "$tmp/err")"
 		return 1
 	fi
 	cur_state=$1
 	state_set=1
 	if ! facts "$tmp/look"; then
-		say "$node: the API's answer to setting $STATE=$1 cannot be read: $(said "$tmp/err")"
+		say "$node: the API's answer to setting $L_STATE=$1 cannot be read: $(said "$tmp/err")"
 		return 1
 	fi
 	if [ "$n_state" != "$1" ]; then
-		say "$node: the API answered the write of $STATE=$1 with $STATE=$n_state"
+		say "$node: the API answered the write of $L_STATE=$1 with $L_STATE=$n_state"
 		return 1
 	fi
-	say "$node: $STATE=$1"
+	say "$node: $L_STATE=$1"
 	record "$1"
 }
 
@@ -208,10 +185,10 @@ on_fail() {
 		if [ "$state_set" = 0 ]; then
 			:
 		elif [ -n "$prev_state" ]; then
-			kc /dev/null /dev/null label node "$node" --overwrite "$STATE=$prev_state" &&
+			kc /dev/null /dev/null label node "$node" --overwrite "$L_STATE=$prev_state" &&
 				record "$prev_state"
 		else
-			kc /dev/null /dev/null label node "$node" "$STATE-" && record -
+			kc /dev/null /dev/null label node "$node" "$L_STATE-" && record -
 		fi
 		say "$node: nothing was changed"
 		;;
@@ -228,30 +205,30 @@ on_fail() {
 		# (with the initial-state annotation of a node cordoned by hand, which
 		# the write that failed may not have made: a rerun must not uncordon it)
 		set_state "$failed" "" "$initial_note" >/dev/null 2>&1
-		say "$node: driver unchanged; the node is $where; $STATE=${cur_state:--}"
+		say "$node: driver unchanged; the node is $where; $L_STATE=${cur_state:--}"
 		say "$node: pods already evicted are rescheduled by their controllers"
 		say "to resume: $resume"
 		;;
 	drained)
 		[ "$failed" = "$cur_state" ] || set_state "$failed" >/dev/null 2>&1
-		say "$node: the node is CORDONED and drained; $STATE=${cur_state:--}"
+		say "$node: the node is CORDONED and drained; $L_STATE=${cur_state:--}"
 		say "to resume: $resume"
 		say "to return it to service as it is: kubectl uncordon $node"
 		;;
 	uncordoned)
 		# The new driver is in; whether the uncordon took, the look below says.
 		[ "$failed" = "$cur_state" ] || set_state "$failed" >/dev/null 2>&1
-		say "$node: driver $version validated; the uncordon was sent, not confirmed; $STATE=${cur_state:--}"
+		say "$node: driver $version validated; the uncordon was sent, not confirmed; $L_STATE=${cur_state:--}"
 		say "to resume: $resume"
 		;;
 	validated)
 		# The new driver is in and the node as it was before: only the record is missing.
-		set_state upgrade-done "" "\"$INITIAL\":null" >/dev/null 2>&1
+		set_state upgrade-done "" "\"$A_INITIAL\":null" >/dev/null 2>&1
 		if [ "$cordoned" = 0 ]; then where="schedulable again"; else where="cordoned, as it was before the upgrade"; fi
-		say "$node: driver $version validated; the node is $where; $STATE=${cur_state:--}"
+		say "$node: driver $version validated; the node is $where; $L_STATE=${cur_state:--}"
 		;;
 	finished)
-		say "$node: upgraded: driver $version, the node as it was before; $STATE=${cur_state:--}"
+		say "$node: upgraded: driver $version, the node as it was before; $L_STATE=${cur_state:--}"
 		;;
 	esac
 	# Say what the API says now, so message and node agree.
@@ -263,7 +240,7 @@ on_fail() {
 	else
 		record now unknown
 		say "$node: now: unknown: the API did not answer; last known: $(
-			if [ "$cordoned" = 1 ]; then echo cordoned; else echo schedulable; fi), $STATE=${cur_state:--}"
+			if [ "$cordoned" = 1 ]; then echo cordoned; else echo schedulable; fi), $L_STATE=${cur_state:--}"
 		say "when it answers, check with: kubectl get node $node --show-labels"
 	fi
 	finish "$2"
@@ -287,7 +264,7 @@ have=$n_driver
 initial=
 [ "$n_initial" = - ] || initial=true
 if [ "$have" = "$version" ] && [ "$prev_state" = upgrade-done ] && [ "$unsched" != true ]; then
-	say "$node: already at driver $version, schedulable, $STATE=upgrade-done"
+	say "$node: already at driver $version, schedulable, $L_STATE=upgrade-done"
 	echo "$node upgrade-done $version" >"$tmp/stdout"
 	emit "$tmp/stdout" 0
 	finish 0
@@ -296,8 +273,8 @@ fi
 if [ "$skip" = true ]; then
 	where=schedulable
 	[ "$unsched" != true ] || where=CORDONED
-	say "$node: labelled $SKIP=true: left alone, as the GPU Operator leaves it; nothing was changed; the node is $where, $STATE=${prev_state:--}"
-	say "to upgrade it, first: kubectl label node $node $SKIP-"
+	say "$node: labelled $L_SKIP=true: left alone, as the GPU Operator leaves it; nothing was changed; the node is $where, $L_STATE=${prev_state:--}"
+	say "to upgrade it, first: kubectl label node $node $L_SKIP-"
 	finish 1
 fi
 
@@ -373,7 +350,7 @@ if [ "$initial" = true ]; then
 elif [ "$unsched" = true ] && { [ -z "$prev_state" ] || [ "$prev_state" = upgrade-done ]; }; then
 	# A fresh upgrade of a node someone cordoned: it stays cordoned.
 	we_cordoned=0
-	initial_note="\"$INITIAL\":\"true\""
+	initial_note="\"$A_INITIAL\":\"true\""
 else
 	we_cordoned=1
 fi
@@ -482,13 +459,13 @@ say "$node: the node reports driver $version"
 # as the operator moves it.
 if [ "$we_cordoned" = 1 ]; then
 	phase=uncordoned
-	set_state upgrade-done "" "\"$INITIAL\":null" '"unschedulable":null' || on_fail "the uncordon was not written" 2
+	set_state upgrade-done "" "\"$A_INITIAL\":null" '"unschedulable":null' || on_fail "the uncordon was not written" 2
 	[ "$n_cordon" = schedulable ] || on_fail "the uncordon did not take: the node is still cordoned" 2
 	cordoned=0
 else
 	say "$node: left cordoned: it was unschedulable before the upgrade began"
 	phase=validated
-	set_state upgrade-done "" "\"$INITIAL\":null" || on_fail "the API refused a label" 2
+	set_state upgrade-done "" "\"$A_INITIAL\":null" || on_fail "the API refused a label" 2
 fi
 phase=finished
 

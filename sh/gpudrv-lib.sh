@@ -1,6 +1,7 @@
 # gpudrv-lib.sh: what the gpudrv scripts share (POSIX sh; sourced, never
 # run), installed in $(PREFIX)/lib/gpudrv.  The script sets prog, usage_line
-# and here (its own directory) first, and may redefine abort after.
+# and lib (this file's path: ../lib/gpudrv/gpudrv-lib.sh from the script's own
+# directory) first, and may redefine abort after; here is that directory.
 #
 # How a script ends: only through finish (or die, usage, show_usage).  Any other
 # exit, typically set -e stopping at a failed command, is caught by the EXIT
@@ -8,10 +9,26 @@
 # HUP, INT and TERM call abort at once: every long command (kubectl, sleep)
 # runs in the background and the shell waits for it, because a shell runs a
 # trap only between commands, and wait is the one a signal interrupts.
-# shellcheck shell=sh disable=SC2154 # prog, usage_line and here are the caller's
+# shellcheck shell=sh disable=SC2154,SC2034 # prog, usage_line and lib are the caller's; what it sets, the caller's too
+
+# here: the script's own directory, where find_tool looks first.
+: "${here:=${lib%/../lib/gpudrv/gpudrv-lib.sh}}"
+
+# The node labels and the annotation the scripts read and write, as
+# common/gpudrv.h defines them for the filters (t/0010-house.t checks that
+# the two agree).
+L_PRESENT=nvidia.com/gpu.present
+L_MAJOR=nvidia.com/cuda.driver.major
+L_MINOR=nvidia.com/cuda.driver.minor
+L_REV=nvidia.com/cuda.driver.rev
+L_KERNEL=feature.node.kubernetes.io/kernel-version.full
+L_OSID=feature.node.kubernetes.io/system-os_release.ID
+L_OSVER=feature.node.kubernetes.io/system-os_release.VERSION_ID
+L_STATE=nvidia.com/gpu-driver-upgrade-state
+L_SKIP=nvidia.com/gpu-driver-upgrade.skip
+A_INITIAL=nvidia.com/gpu-driver-upgrade.node-initial-state.unschedulable
 
 # Where the support matrix is unless -m or GPUDRV_MATRIX says otherwise.
-# shellcheck disable=SC2034 # used by the scripts
 default_matrix=/etc/gpudrv/support-matrix.csv
 
 gpudrv_done=0     # 1 once finish was called: the exit is on purpose
@@ -177,6 +194,116 @@ secs() {
 seconds() {
 	secs "$1" 0 && return 0
 	say "$2 takes seconds (300, 300s, 5m, 1h), not '$1'"
+	usage
+}
+
+# --- options: one way for every script ---
+# Each script reads its options so, every option with a short and a long
+# form:
+#
+#	eval "set -- $(gpudrv_opts 'b:branch' "$@")"
+#	while [ $# -gt 0 ]; do
+#		case $1 in
+#		--) shift; break ;;
+#		-b | --branch) need_arg "$@"; branch=$2; shift ;;
+#		*) other_option "$1" ;;
+#		esac
+#		shift
+#	done
+#	[ $# -eq 1 ] || usage
+
+# gpudrv_opts VALUED ARGS...: ARGS quoted for eval, each option a word of
+# its own, as getopts reads short ones: -LN is -L -N; -m550 is -m 550 and
+# --matrix=FILE is --matrix FILE when VALUED, the options that take a value
+# (letter:long-name, blank-separated: 'm:matrix t:drain-timeout'), has them.
+# The word after such an option is its value, whatever it holds.  The
+# options end at --, or before the first operand, where a -- is put: the
+# words after it stay as they are.
+gpudrv_opts() {
+	gpudrv_valued=" $1 "
+	shift
+	gpudrv_rest=0  # 1 from -- or the first operand on
+	gpudrv_value=0 # 1 when this word is the value of the option before
+	for gpudrv_a; do
+		if [ "$gpudrv_rest$gpudrv_value" != 00 ]; then
+			gpudrv_value=0
+			gpudrv_word "$gpudrv_a"
+			continue
+		fi
+		case $gpudrv_a in
+		--)
+			gpudrv_rest=1
+			gpudrv_word --
+			;;
+		--*=*)
+			gpudrv_l=${gpudrv_a%%=*}
+			case $gpudrv_valued in
+			*":${gpudrv_l#--} "*) gpudrv_word "$gpudrv_l" && gpudrv_word "${gpudrv_a#*=}" ;;
+			*) gpudrv_word "$gpudrv_a" ;;
+			esac
+			;;
+		--*)
+			gpudrv_word "$gpudrv_a"
+			case $gpudrv_valued in *":${gpudrv_a#--} "*) gpudrv_value=1 ;; esac
+			;;
+		-?*)
+			gpudrv_r=${gpudrv_a#-}
+			while [ -n "$gpudrv_r" ]; do
+				gpudrv_c=${gpudrv_r%"${gpudrv_r#?}"}
+				gpudrv_r=${gpudrv_r#?}
+				gpudrv_word "-$gpudrv_c"
+				case $gpudrv_valued in
+				*" $gpudrv_c:"*)
+					if [ -n "$gpudrv_r" ]; then gpudrv_word "$gpudrv_r"; else gpudrv_value=1; fi
+					break
+					;;
+				esac
+			done
+			;;
+		*)
+			gpudrv_rest=1
+			gpudrv_word --
+			gpudrv_word "$gpudrv_a"
+			;;
+		esac
+	done
+	# (An option still waiting for its value has none: need_arg says so.)
+	[ "$gpudrv_rest$gpudrv_value" != 00 ] || gpudrv_word --
+}
+# gpudrv_word WORD: WORD quoted for the shell, then a blank (every byte
+# kept: a final newline too, which shq's $(...) would drop).
+gpudrv_word() {
+	gpudrv_w=$1
+	gpudrv_q=
+	while :; do
+		case $gpudrv_w in
+		*\'*)
+			gpudrv_q=$gpudrv_q${gpudrv_w%%\'*}\'\\\'\'
+			gpudrv_w=${gpudrv_w#*\'}
+			;;
+		*) break ;;
+		esac
+	done
+	printf "'%s%s' " "$gpudrv_q" "$gpudrv_w"
+}
+
+# need_arg OPTION ARGS...: the usage, saying so, unless OPTION (the option
+# the loop is at: "$@") has a value after it.
+need_arg() {
+	[ $# -ge 2 ] && return 0
+	say "$1 takes a value"
+	usage
+}
+
+# other_option OPTION: an option the script's loop does not take: -h or
+# --help, the usage on standard output; any other, the usage, naming it.
+other_option() {
+	gpudrv_b=$(printf '%s' "$1" | tr -c '[:print:]' '?' | cut -c1-60)
+	case $1 in
+	-h | --help) show_usage ;;
+	--*=*) say "${gpudrv_b%%=*} is not an option that takes a value: $gpudrv_b" ;;
+	*) say "unknown option $gpudrv_b" ;;
+	esac
 	usage
 }
 
@@ -474,6 +601,45 @@ check_file() {
 	case $2 in
 	'' | *[[:cntrl:]]*) die "$1 takes a file name without control characters, not '$(printf '%s' "$2" | tr '[:cntrl:]' '?' | cut -c1-120)'" ;;
 	esac
+}
+
+# source_option OPTION VALUE...: -m or -r ("$@" at the option), where the
+# images that exist are listed, checked and held: -m matrix (a file name;
+# matrix_given set), -r repo (a repository; image_source judges it whole).
+source_option() {
+	need_arg "$@"
+	case $1 in
+	-m | --matrix) check_file "$1" "$2" && matrix=$2 && matrix_given=1 ;;
+	-r | --registry) check_value "$1" "$2" "a repository (registry/path/name)" && repo=$2 ;;
+	esac
+}
+
+# upgrade_option OPTION VALUE...: one of drv-upgrade.sh's options that
+# drv-rollout.sh takes too, to pass it on ("$@" at the option), its value
+# checked by its kind, before any request, and held in the variable named
+# for it: drain_timeout (-t, at least 1), validate_timeout (-g), budget_wait
+# (-w) and wait_timeout (-J), in seconds; wait_sel (-j) and driver_sel (-s),
+# label selectors; driver_ns (-n).  upgrade_options_end after the loop.
+upgrade_option() {
+	need_arg "$@"
+	case $1 in
+	-t | --drain-timeout)
+		drain_timeout=$(seconds "$2" "$1") || finish 2
+		[ "$drain_timeout" -gt 0 ] || { say "the drain timeout must be at least 1 second" && usage; }
+		;;
+	-g | --validate-timeout) validate_timeout=$(seconds "$2" "$1") || finish 2 ;;
+	-w | --budget-wait) budget_wait=$(seconds "$2" "$1") || finish 2 ;;
+	-J | --wait-timeout) wait_timeout=$(seconds "$2" "$1") || finish 2 ;;
+	-j | --wait-for) check_value "$1" "$2" "a label selector (job=train, 'app in (a,b)')" && wait_sel=$2 ;;
+	-s | --driver-selector) check_value "$1" "$2" "a label selector (app=nvidia-driver-daemonset)" && driver_sel=$2 ;;
+	-n | --driver-namespace) check_value "$1" "$2" "a namespace" && driver_ns=$2 ;;
+	esac
+}
+# upgrade_options_end: the usage when -J came without -j.
+upgrade_options_end() {
+	[ -z "$wait_timeout" ] || [ -n "$wait_sel" ] && return 0
+	say "-J is how long to wait for the pods -j selects: give -j too"
+	usage
 }
 
 # get_node NODE FILE: the node's JSON into FILE (one GET, no discovery), or

@@ -31,6 +31,15 @@ if command -v shellcheck >/dev/null 2>&1; then
 else
 	t_skip "shellcheck: not on this machine"
 fi
+# The labels the scripts spell are the filters' (common/gpudrv.h): every
+# L_ and A_ name gpudrv-lib.sh sets has the #define of that name's value.
+sed -n 's/^\([LA]_[A-Z]*\)=\(.*\)$/\1 "\2"/p' "$ROOT/sh/gpudrv-lib.sh" >sh.labels
+t_run grep -c . sh.labels
+t_out "gpudrv-lib.sh names the ten labels and annotations the scripts spell" 10
+while read -r t_name t_value; do
+	t_run sed -n "s/^#define $t_name  *//p" "$ROOT/common/gpudrv.h"
+	t_out "gpudrv-lib.sh's $t_name is gpudrv.h's" "$t_value"
+done <sh.labels
 # common/ calls go one way (common/README): no file calls one that calls
 # it, directly or round a circle; read from the built objects' symbols.
 if command -v nm >/dev/null 2>&1 && command -v tsort >/dev/null 2>&1 && [ -f "$ROOT/common/doc.o" ]; then

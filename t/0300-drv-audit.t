@@ -255,6 +255,6 @@ t_err "names it" "drv-audit.sh: GPUDRV_MATRIX takes a file name without control 
 
 t_run "$A" -x
 t_rc 2 "an unknown option"
-t_err "prints the usage" "usage: drv-audit.sh [-e] [-m matrix | -r repository [-I]] [-p promfile] [-P url [-c cluster]] [-b version | -t] [-k kernel [-l selector]]" \
+t_err "names it, then the usage" "drv-audit.sh: unknown option -x" "usage: drv-audit.sh [-e] [-m matrix | -r repository [-I]] [-p promfile] [-P url [-c cluster]] [-b version | -t] [-k kernel [-l selector]]" \
 	"       drv-audit.sh -o images|skopeo-sync [-eI] [-r repository] [-b version | -t] [-k kernel [-l selector]]"
 t_done

@@ -240,7 +240,8 @@ t_run cat ops.log
 t_out "kubectl was never run"
 t_run drv-audit.sh -o images -r "$R" -x
 t_rc 2 "an unknown option"
-t_err "the usage, both forms" \
+t_err "names it, then the usage, both forms" \
+	"drv-audit.sh: unknown option -x" \
 	"usage: drv-audit.sh [-e] [-m matrix | -r repository [-I]] [-p promfile] [-P url [-c cluster]] [-b version | -t] [-k kernel [-l selector]]" \
 	"       drv-audit.sh -o images|skopeo-sync [-eI] [-r repository] [-b version | -t] [-k kernel [-l selector]]"
 t_run drv-audit.sh -o 'images
