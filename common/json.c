@@ -432,10 +432,16 @@ done:
 	s->depth--;
 }
 
-static void
-jarray_start(struct js *s)
+/* An array opens: 1 if an element follows, 0 if it closed at once. */
+static int
+jarray_first(struct js *s)
 {
 	jdeeper(s);
+	if (jnext(s) != ']')
+		return 1;
+	s->p++;
+	s->depth--;
+	return 0;
 }
 
 /* After an array element: 1 if another follows, 0 at the closing bracket. */
@@ -466,15 +472,10 @@ jvalue(struct js *s)
 		jobject(s, NULL, NULL, NULL);
 		return;
 	case '[':
-		jarray_start(s);
-		if (jnext(s) == ']') {
-			s->p++;
-			s->depth--;
-			return;
-		}
-		do
-			jvalue(s);
-		while (jarray_more(s));
+		if (jarray_first(s))
+			do
+				jvalue(s);
+			while (jarray_more(s));
 		return;
 	case '"':
 		s->p++;
@@ -590,16 +591,11 @@ jcount(struct js *s)
 	if (jnext(s) == '{') {
 		jobject(s, NULL, count_member, &n);
 	} else if (jnext(s) == '[') {
-		jarray_start(s);
-		if (jnext(s) == ']') {
-			s->p++;
-			s->depth--;
-		} else {
+		if (jarray_first(s))
 			do {
 				jvalue(s);
 				n++;
 			} while (jarray_more(s));
-		}
 	} else {
 		return jcapture(s);
 	}
@@ -632,11 +628,7 @@ kept_member(struct js *s, void *ctx)
 		return;
 	case KEEP_ITEMS:
 		kind = j_str(kp->obj, "kind");
-		jarray_start(s);
-		if (jnext(s) == ']') {
-			s->p++;
-			s->depth--;
-		} else {
+		if (jarray_first(s))
 			do {
 				if (jnext(s) == '{') {
 					keep_open(&sub, s->sc->item, 0);
@@ -646,7 +638,6 @@ kept_member(struct js *s, void *ctx)
 				}
 				keep_item(s->sc, sub.obj, &i, kind);
 			} while (jarray_more(s));
-		}
 		keep_put(kp, cJSON_CreateArray());
 		return;
 	}
