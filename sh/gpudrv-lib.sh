@@ -11,8 +11,10 @@
 # trap only between commands, and wait is the one a signal interrupts.
 # shellcheck shell=sh disable=SC2154,SC2034 # prog, usage_line and lib are the caller's; what it sets, the caller's too
 
-# here: the script's own directory, where find_tool looks first.
-: "${here:=${lib%/../lib/gpudrv/gpudrv-lib.sh}}"
+# here: the script's own directory, where find_tool looks first; taken
+# from lib alone, never from the environment (a "here" exported there
+# would choose which programs run).
+here=${lib%/../lib/gpudrv/gpudrv-lib.sh}
 
 # The node labels and the annotation the scripts read and write, as
 # common/gpudrv.h defines them for the filters (t/0010-house.t checks that

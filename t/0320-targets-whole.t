@@ -109,8 +109,8 @@ t_out "is read" "lab-node-1 MISSING 550-5.15.0-107-generic-ubuntu22.04" \
 cat >gt.sh <<'EOF'
 prog=gt
 usage_line=gt
-here=.
-. "$1"
+lib=$1
+. "$lib"
 gpudrv_start 60 0
 get_targets "$2" || finish 2
 finish 0

@@ -37,6 +37,14 @@ t_out "nothing on stdout"
 t_run "$P" audit -h
 t_rc 0 "audit -h: the command's own usage"
 t_grep "drv-audit.sh's" out '^usage: drv-audit.sh '
+# "here", the directory the commands are found in, is the script's own,
+# never one the environment brings.
+mkdir -p elsewhere
+printf '#!/bin/sh\necho not gpudrv\n' >elsewhere/drv-audit.sh
+chmod +x elsewhere/drv-audit.sh
+here=$PWD/elsewhere t_run "$P" audit -h
+t_rc 0 "audit -h with here=DIR in the environment"
+t_grep "still runs the drv-audit.sh beside it" out '^usage: drv-audit.sh '
 
 # Bad flags: exit 2, before any kubectl call.
 t_fake_kubectl
