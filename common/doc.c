@@ -252,6 +252,28 @@ on_event(struct dstate *st, const cJSON *top, const char *type)
 	dr->end(1, dr->arg);
 }
 
+/*
+ * A list the server cut into pages (the request had a limit, or a proxy
+ * sent one): metadata.continue or remainingItemCount says more is left.
+ * Never read as the whole list.
+ */
+static void
+page_die(const struct dstate *st, const cJSON *top, const char *kind)
+{
+	const cJSON *m = j_get(top, "metadata"), *c, *rem;
+
+	if (!cJSON_IsObject(m))
+		return;
+	c = j_get(m, "continue");
+	rem = j_get(m, "remainingItemCount");
+	if (c != NULL && !cJSON_IsNull(c) && !(cJSON_IsString(c) && c->valuestring[0] == '\0'))
+		die("%s: this %s is one page of a longer list (metadata.continue is set: "
+		    "the request had a limit), not the whole list", st->name, kind);
+	if (rem != NULL && !cJSON_IsNull(rem) && !(cJSON_IsNumber(rem) && rem->valuedouble == 0))
+		die("%s: this %s is one page of a longer list (metadata.remainingItemCount "
+		    "is set: the request had a limit), not the whole list", st->name, kind);
+}
+
 static void
 on_doc(const struct scan *sc, const cJSON *top)
 {
@@ -285,6 +307,7 @@ on_doc(const struct scan *sc, const cJSON *top)
 			die("%s: %s has no items list", st->name, kind);
 		if (st->fault[h][0] != '\0')
 			die("%s", st->fault[h]);
+		page_die(st, top, kind);
 		dr->end(1, dr->arg);
 		if (dr->listed != NULL)
 			dr->listed(kind, dr->arg);
@@ -297,21 +320,41 @@ int
 doc_each(const char *path, const struct doc_reader *dr)
 {
 	struct dstate st;
-	struct kspec top[16], obj[16];
+	struct kspec top[16], obj[16], meta[24];
 	struct scan sc = { top, dr->keys, dr->many, on_item, on_doc, &st };
 	static const char *const extra[] = { "items", "type", "object", "message", "reason",
 		"code", NULL };
+	static const struct kspec page[] = { { "continue", NULL }, { "remainingItemCount", NULL },
+		{ NULL, NULL } };
 	struct reader r;
-	size_t nt, no, i;
+	size_t nt, no, nm, i;
+	int has_meta = 0;
 
 	memset(&st, 0, sizeof st);
 	st.dr = dr;
-	/* The top level keeps what an item keeps (it may be one), and what lists,
-	 * watch events and a Status have; an event's object, what an item keeps
-	 * and what a Status has. */
-	for (i = 0; dr->keys[i].key != NULL && i < 8; i++)
+	/* The top level keeps what an item keeps (it may be one), with a list's
+	 * paging members in its metadata, and what lists, watch events and a
+	 * Status have; an event's object, what an item keeps and what a Status
+	 * has. */
+	for (i = 0; dr->keys[i].key != NULL && i < 8; i++) {
 		top[i] = obj[i] = dr->keys[i];
+		if (strcmp(dr->keys[i].key, "metadata") != 0)
+			continue;
+		has_meta = 1;
+		if (dr->keys[i].sub == NULL || dr->keys[i].sub == KS_COUNT)
+			continue; /* all of it kept, or none */
+		for (nm = 0; dr->keys[i].sub[nm].key != NULL && nm < 20; nm++)
+			meta[nm] = dr->keys[i].sub[nm];
+		meta[nm++] = page[0];
+		meta[nm++] = page[1];
+		meta[nm].key = NULL;
+		top[i].sub = meta;
+	}
 	nt = no = i;
+	if (!has_meta) {
+		top[nt].key = "metadata";
+		top[nt++].sub = page;
+	}
 	for (i = 0; extra[i] != NULL; i++) {
 		top[nt].key = extra[i];
 		top[nt++].sub = strcmp(extra[i], "object") == 0 ? obj : NULL;

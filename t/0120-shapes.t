@@ -158,6 +158,38 @@ t_run labels2tag login.html
 t_err "after white space too, the line shown" \
 	"labels2tag: login.html: an HTML page, not kubectl output (did a proxy or load balancer answer instead of the API server?): \"<!DOCTYPE html><html><title>Sign in</title>\""
 
+# One page of a list (a request with limit=, or a proxy that adds one):
+# metadata.continue or remainingItemCount says more is left, so it is not
+# the whole list, whatever it holds; an empty continue is the last page,
+# the whole list.  JSON and YAML, each command's lists.
+sed 's/"metadata": {/"metadata": {"continue": "eyJ2IjoibWV0YS5rOHMuaW8vdjEifQ", /' "$DATA/lab-nodes.json" >page1.json
+grep -q '"continue": "eyJ' page1.json || echo "Bail out! t/data/lab-nodes.json has no list metadata"
+t_run labels2tag page1.json
+t_rc 2 "labels2tag given a List (kubectl get -o json) with metadata.continue"
+t_out "prints none of its nodes"
+t_err "says it is a page, not the list" \
+	"labels2tag: page1.json: this List is one page of a longer list (metadata.continue is set: the request had a limit), not the whole list"
+printf 'apiVersion: v1\nkind: PodList\nmetadata:\n  remainingItemCount: 12\nitems:\n- kind: Pod\n  metadata: {name: a, namespace: d}\n  spec: {nodeName: lab-node-1}\n  status: {phase: Running}\n' >page2.yaml
+t_run pdb-check -p page2.yaml
+t_rc 2 "pdb-check -p given a PodList with remainingItemCount, in YAML"
+t_out "prints no pod"
+t_err "says so" \
+	"pdb-check: page2.yaml: this PodList is one page of a longer list (metadata.remainingItemCount is set: the request had a limit), not the whole list"
+{ echo '{"kind":"PodDisruptionBudgetList","apiVersion":"policy/v1","metadata":{"continue":"x"},"items":[]}'
+	echo '{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[]}'; } >page3.json
+t_run pdb-check -a page3.json
+t_rc 2 "pdb-check -a: a budget list that is a page"
+t_err "names it" \
+	"pdb-check: page3.json: this PodDisruptionBudgetList is one page of a longer list (metadata.continue is set: the request had a limit), not the whole list"
+printf '{"kind":"NodeList","apiVersion":"v1","metadata":{"continue":"","resourceVersion":"9"},"items":[]}\n' >last.json
+t_run labels2tag last.json
+t_rc 0 "an empty continue, the last page, is the whole list"
+t_out "of no nodes"
+printf '{"kind":"PodList","apiVersion":"v1","metadata":{"continue":null,"remainingItemCount":0},"items":[]}\n' >lastpods.json
+t_run pdb-check -p lastpods.json
+t_rc 0 "a null continue and remainingItemCount 0 are the whole list too"
+t_out "of no pods"
+
 # metadata.labels that is not an object.
 printf '{"kind": "Node", "metadata": {"name": "odd", "labels": "nvidia.com/cuda.driver.major=550"}}\n' >strlabels.json
 t_run labels2tag -u strlabels.json
