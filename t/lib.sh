@@ -1,5 +1,13 @@
 # t/lib.sh: sourced by every test script.  TAP on stdout; each script works
 # in a scratch directory of its own, with bin/ first in PATH.
+
+# Under nohup (or any parent that ignores SIGHUP) a test gets SIGHUP ignored
+# on entry, which no shell can undo (POSIX), and the signal tables would
+# find it unhandled: such a test starts again, once, with SIGHUP at its
+# default (perl, prove's own language, can set it).
+if [ -z "${T_HUP_RESET:-}" ] && perl -e 'exit(($SIG{HUP} // "") eq "IGNORE" ? 0 : 1)' 2>/dev/null; then
+	T_HUP_RESET=1 exec perl -e '$SIG{HUP} = "DEFAULT"; exec @ARGV or die "exec $ARGV[0]: $!\n"' /bin/sh "$0" "$@"
+fi
 LC_ALL=C
 TZ=UTC
 export LC_ALL TZ
