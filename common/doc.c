@@ -261,17 +261,19 @@ static void
 page_die(const struct dstate *st, const cJSON *top, const char *kind)
 {
 	const cJSON *m = j_get(top, "metadata"), *c, *rem;
+	const char *set = NULL;
 
 	if (!cJSON_IsObject(m))
 		return;
 	c = j_get(m, "continue");
 	rem = j_get(m, "remainingItemCount");
 	if (c != NULL && !cJSON_IsNull(c) && !(cJSON_IsString(c) && c->valuestring[0] == '\0'))
-		die("%s: this %s is one page of a longer list (metadata.continue is set: "
-		    "the request had a limit), not the whole list", st->name, kind);
-	if (rem != NULL && !cJSON_IsNull(rem) && !(cJSON_IsNumber(rem) && rem->valuedouble == 0))
-		die("%s: this %s is one page of a longer list (metadata.remainingItemCount "
-		    "is set: the request had a limit), not the whole list", st->name, kind);
+		set = "continue";
+	else if (rem != NULL && !cJSON_IsNull(rem) && !(cJSON_IsNumber(rem) && rem->valuedouble == 0))
+		set = "remainingItemCount";
+	if (set != NULL)
+		die("%s: this %s is one page of a longer list (metadata.%s is set: "
+		    "the request had a limit), not the whole list", st->name, kind, set);
 }
 
 static void
