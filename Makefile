@@ -20,11 +20,11 @@ LIB_LIBS   = `$(PKG_CONFIG) --libs libcjson yaml-0.1 2>/dev/null || echo -lcjson
 ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wpedantic -Werror \
 	-Icommon $(LIB_CFLAGS) $(CFLAGS)
 
-CMDS    = labels2tag matrix-grep pdb-check report-fmt rollout-plan
+CMDS    = labels2tag matrix-grep pdb-check report-fmt rollout-plan upgrade-policy gate-pod
 SCRIPTS = drv-tag.sh drv-audit.sh drv-next.sh drv-upgrade.sh drv-rollout.sh drv-states.sh drv-kubeconfig.sh drv-lab.sh
 COMMON  = common/err.o common/input.o common/json.o common/yaml.o common/access.o common/keep.o common/doc.o \
 	common/tag.o common/image.o common/node.o common/target.o common/strset.o common/lines.o common/matrix.o common/selector.o \
-	common/pdb.o common/drain.o common/plan.o
+	common/pdb.o common/drain.o common/plan.o common/policy.o common/remove.o
 
 # Sourced by the scripts from ../lib/gpudrv, seen from their own directory
 # (through symlinks): in the build tree as where make install puts it.

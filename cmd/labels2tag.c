@@ -110,7 +110,7 @@ unknown(struct opts *o, const char *pre, const char *name, const char *state,
 
 /*
  * -F's record: "node tag driver state skip cordon ready initial since
- * cordoner", where a node that gets no tag has UNKNOWN:fault:label (or, with
+ * cordoner uid", where a node that gets no tag has UNKNOWN:fault:label (or, with
  * -t, SKIP:why:source) in the tag's place: the caller decides what that
  * means.  since is "<unix-seconds>:<how known>" or "-".
  */
@@ -122,10 +122,10 @@ record(struct opts *o, const char *pre, const char *name, const char *tag,
 
 	if (nf->since >= 0)
 		snprintf(since, sizeof since, "%lld:%s", nf->since, nf->since_from);
-	fprintf(o->out, "%s%s %s%s%s%s%s %s %s %s %s %s %s %s %s\n", pre, name, tag,
+	fprintf(o->out, "%s%s %s%s%s%s%s %s %s %s %s %s %s %s %s %s\n", pre, name, tag,
 	    a ? ":" : "", a ? a : "", b ? ":" : "", b ? b : "", nf->driver, nf->state,
 	    nf->skip ? "skip" : "-", nf->cordoned ? "cordoned" : "schedulable", nf->ready,
-	    nf->initial ? "was-cordoned" : "-", since, nf->cordoner);
+	    nf->initial ? "was-cordoned" : nf->ours ? "gpudrv" : "-", since, nf->cordoner, nf->uid);
 }
 
 /* The offending value of a node_facts fault, for the message. */
@@ -364,7 +364,7 @@ main(int argc, char **argv)
 	if (targets != NULL) {
 		if (strcmp(targets, "-") == 0 && (argv[optind] == NULL || strcmp(argv[optind], "-") == 0))
 			die("-t -: the nodes and the targets cannot both be standard input");
-		o.targets = targets_load(targets);
+		o.targets = targets_load(targets, 0);
 		o.names = 1;
 		nr.all_labels = 1;
 	}

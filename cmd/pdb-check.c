@@ -1,15 +1,18 @@
 /*
- * pdb-check: would `kubectl drain --ignore-daemonsets --delete-emptydir-data`
- * of a node pass its PodDisruptionBudgets?  Reading them is pdb.c's, the
- * eviction API's rules drain.c's; this says what they find.
+ * pdb-check: would the removal of a node's pods pass its
+ * PodDisruptionBudgets: `kubectl drain --ignore-daemonsets
+ * --delete-emptydir-data`, or (-y) what the node's upgradePolicy removes?
+ * Reading them is pdb.c's, which pods go remove.c's, the eviction API's
+ * rules drain.c's; this says what they find.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "gpudrv.h"
 
-static const char usage[] = "[-s] node [file] | -a [-s] [file] | -p [file]";
+static const char usage[] = "[-s] [-y policies] node [file] | -a [-s] [-y policies] [file] | -p [file]";
 
 /* -a: each line of a node starts with its name. */
 static void
@@ -62,9 +65,36 @@ draws_report(const struct drain *d, const char *node)
 	}
 }
 
+/* Why the removal refuses p, and which field would let it go. */
+static void
+refusal(const struct pod *p, const struct removal *rm, int method)
+{
+	int del = method == RM_DELETION;
+
+	printf("%s/%s %s: ", p->ns, p->name, p->refused);
+	if (!rm->policy)
+		printf("kubectl drain refuses a pod no controller manages (--force would delete "
+		    "it for good); delete it or run it under a Deployment, StatefulSet or Job\n");
+	else if (strcmp(p->refused, RF_LOCAL) == 0)
+		printf("%s emptyDir data, which %s loses, and %s.deleteEmptyDir is false: set it "
+		    "true to let the data go, or keep it elsewhere than in emptyDir\n",
+		    del ? "it holds a GPU and has" : "it has", del ? "its deletion" : "the drain",
+		    del ? "podDeletion" : "drain");
+	else if (strcmp(p->refused, RF_UNMANAGED) == 0)
+		printf("%sno controller manages it, so %s would be for good, and %s.force is false: "
+		    "set it true to delete it, or run it under a Deployment, StatefulSet or Job\n",
+		    del ? "it holds a GPU and " : "", del ? "its deletion" : "the drain's",
+		    del ? "podDeletion" : "drain");
+	else
+		printf("it holds a GPU and is %s: the pod deletion leaves it and fails; "
+		    "drain.enable: true drains the node instead\n",
+		    p->daemonset ? "a DaemonSet's pod" : "a mirror pod");
+}
+
 /* The pods' own obstacles, in input order; 1 if there is one. */
 static int
-pods_report(struct drain *d, const struct pod *pods, size_t np, const char *node)
+pods_report(struct drain *d, const struct pod *pods, size_t np, const char *node,
+    const struct removal *rm, int method)
 {
 	size_t i, j, n;
 	int blocked = 0;
@@ -72,11 +102,9 @@ pods_report(struct drain *d, const struct pod *pods, size_t np, const char *node
 	for (i = 0; i < np; i++) {
 		const struct pod *p = &pods[i];
 
-		if (p->nocontroller) {
+		if (p->refused != NULL) {
 			lead(node);
-			printf("%s/%s NO-CONTROLLER: kubectl drain refuses a pod no controller "
-			    "manages (--force would delete it for good); delete it or run it "
-			    "under a Deployment, StatefulSet or Job\n", p->ns, p->name);
+			refusal(p, rm, method);
 			blocked = 1;
 		}
 		if (!p->multi)
@@ -93,27 +121,43 @@ pods_report(struct drain *d, const struct pod *pods, size_t np, const char *node
 }
 
 /*
- * The drain of the node that pods[0..np) run on (in input order), as
- * `pdb-check NODE` says it, but for the line OK; with node (-a) each line
- * starts with it, and the DRAWS lines come before the obstacles.  1 if the
- * drain would be blocked.
+ * The removal of the pods of the node that pods[0..np) run on (in input
+ * order), as `pdb-check NODE` says it, but for the line OK; with node (-a)
+ * each line starts with it, and the DRAWS lines come before the obstacles.
+ * listing: the pods taken without a budget asked (SKIP), and for one node
+ * under a policy the method and the pods it takes first.  1 if the removal
+ * would be refused.
  */
 static int
-node_report(struct drain *d, struct pod *pods, size_t np, const char *node, int listing)
+node_report(struct drain *d, struct pod *pods, size_t np, const char *node, int listing,
+    const struct removal *rm)
 {
+	const struct pod *fell;
+	const char *fell_why;
 	size_t i;
-	int blocked;
+	int blocked, method;
 
+	method = removal_plan(rm, pods, np, &fell, &fell_why);
+	if (listing && rm->policy && node == NULL) {
+		printf("METHOD %s", removal_methods[method]);
+		if (fell != NULL)
+			printf(": the pod deletion cannot take %s/%s (%s), and drain.enable is true",
+			    fell->ns, fell->name, fell_why);
+		putchar('\n');
+		for (i = 0; i < np; i++)
+			if (pods[i].go)
+				printf("REMOVE %s/%s\n", pods[i].ns, pods[i].name);
+	}
 	if (listing)
 		for (i = 0; i < np; i++)
-			if (pods[i].skip != NULL) {
+			if (pods[i].skip != NULL && (!rm->policy || pods[i].go)) {
 				lead(node);
 				printf("SKIP %s/%s %s\n", pods[i].ns, pods[i].name, pods[i].skip);
 			}
 	drain_node(d, pods, np);
 	if (node != NULL)
 		draws_report(d, node);
-	blocked = pods_report(d, pods, np, node);
+	blocked = pods_report(d, pods, np, node, rm, method);
 	/* Then the budgets, in input order. */
 	for (i = 0; i < d->nused; i++) {
 		if (budget_blocks(d->used[i]))
@@ -124,26 +168,63 @@ node_report(struct drain *d, struct pod *pods, size_t np, const char *node, int 
 	return blocked;
 }
 
+/* The removal of a node: its owner's (made once an owner), else the "-" policy's, else plain. */
+struct removals {
+	struct policies *ps;
+	struct removal *rm; /* by owner, as policies_at */
+	int *made;
+	struct removal plain;
+};
+
+static const struct removal *
+removal_of(struct removals *r, const char *node)
+{
+	const struct policy *p;
+	char why[320];
+	size_t i;
+
+	if (r->ps == NULL)
+		return &r->plain;
+	if ((p = policies_node(r->ps, node)) == NULL) {
+		for (i = 0; i < policies_count(r->ps); i++)
+			if (strcmp(policies_at(r->ps, i)->owner, "-") == 0)
+				break;
+		if (i == policies_count(r->ps))
+			return &r->plain;
+		p = policies_at(r->ps, i);
+	}
+	i = (size_t)(p - policies_at(r->ps, 0));
+	if (!r->made[i]) {
+		if (removal_from(&r->rm[i], p, why, sizeof why) != 0)
+			die("%s: drain.podSelector: %s", p->owner, why);
+		r->made[i] = 1;
+	}
+	return &r->rm[i];
+}
+
 int
 main(int argc, char **argv)
 {
 	struct cluster cl;
 	struct drain d;
-	const char *node = NULL;
+	struct removals r;
+	const char *node = NULL, *policies = NULL;
 	size_t i, j;
 	int c, rc, all = 0, listing = 0, blocked = 0, pods = 0;
 
 	setprogname(argv[0]);
-	while ((c = nextopt(argc, argv, "ashp", usage)) != -1) {
+	memset(&r, 0, sizeof r);
+	while ((c = nextopt(argc, argv, "ashpy:", usage)) != -1) {
 		switch (c) {
 		case 'a': all = 1; break;
 		case 's': listing = 1; break;
 		case 'p': pods = 1; break;
+		case 'y': policies = optarg; break;
 		}
 	}
 	if (pods) {
 		/* the pods as read, a line each: no budget, no verdict */
-		if (all || listing || argc - optind > 1)
+		if (all || listing || policies || argc - optind > 1)
 			usage_exit(usage);
 		if ((rc = pods_print(argv[optind], stdout)) != EXIT_CLEAN)
 			return rc;
@@ -161,9 +242,21 @@ main(int argc, char **argv)
 			die("node %s is not a valid node name", qstr(node));
 	}
 
+	removal_plain(&r.plain);
+	if (policies != NULL) {
+		if (strcmp(policies, "-") == 0 && (argv[optind] == NULL || strcmp(argv[optind], "-") == 0))
+			die("-y -: the policies and the cluster cannot both be standard input");
+		r.ps = policies_read(policies);
+		r.rm = xmalloc((policies_count(r.ps) + 1) * sizeof *r.rm);
+		r.made = xmalloc((policies_count(r.ps) + 1) * sizeof *r.made);
+		memset(r.made, 0, (policies_count(r.ps) + 1) * sizeof *r.made);
+		if (node != NULL)
+			removal_of(&r, node); /* a bad selector said before the cluster is read */
+	}
+
 	/* One pass: every budget is read and kept, only the node's pods are kept
 	 * (-a: every pod that runs on a node). */
-	if (cluster_read(&cl, argv[optind], node) != EXIT_CLEAN)
+	if (cluster_read(&cl, argv[optind], node, policies != NULL) != EXIT_CLEAN)
 		return EXIT_TROUBLE; /* the reader said why */
 	drain_init(&d, cl.budgets, cl.nb);
 
@@ -171,19 +264,27 @@ main(int argc, char **argv)
 		cluster_by_node(&cl);
 		for (i = 0; i < cl.np; i = j) {
 			j = node_pods_end(&cl, i);
-			if (node_report(&d, &cl.pods[i], j - i, cl.pods[i].node, listing))
+			if (node_report(&d, &cl.pods[i], j - i, cl.pods[i].node, listing,
+			    removal_of(&r, cl.pods[i].node)))
 				blocked = 1;
 		}
 	} else {
 		if (cl.np == 0)
 			warnf("%s: no pod runs on node %s (is the node name right?)", cl.name, node);
-		blocked = node_report(&d, cl.pods, cl.np, NULL, listing);
+		blocked = node_report(&d, cl.pods, cl.np, NULL, listing, removal_of(&r, node));
 		if (!blocked)
 			puts("OK");
 	}
 
 	drain_free(&d);
 	cluster_free(&cl);
+	if (r.ps != NULL)
+		for (i = 0; i < policies_count(r.ps); i++)
+			if (r.made[i])
+				removal_free(&r.rm[i]);
+	free(r.rm);
+	free(r.made);
+	policies_free(r.ps);
 	rc = fshut(stdout, "stdout");
 	return rc ? rc : blocked ? EXIT_FINDINGS : EXIT_CLEAN;
 }

@@ -293,7 +293,8 @@ drain_node(struct drain *d, struct pod *pods, size_t np)
 	for (i = 0; i < np; i++) {
 		struct pod *p = &pods[i];
 
-		if (p->skip != NULL || (n = budgets_of(d, p)) == 0)
+		/* the pods the removal takes, or would but for its refusal */
+		if (p->skip != NULL || (!p->go && p->refused == NULL) || (n = budgets_of(d, p)) == 0)
 			continue;
 		if (n > 1) {
 			p->multi = 1;

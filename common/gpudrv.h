@@ -76,6 +76,12 @@ struct kspec {
 	const struct kspec *sub; /* of an object value keep only these; NULL: all; KS_COUNT */
 };
 extern const struct kspec KS_COUNT[]; /* keep.c: keep only the number of members or elements */
+/*
+ * keep.c: a key whose sub starts with the entry { KS_EACH, each } holds a
+ * list, and of each object in it only each is kept (a pod's containers:
+ * their resources alone); any other element is kept whole.
+ */
+extern const char KS_EACH[];
 struct scan {
 	const struct kspec *top;  /* "items" must be one of them */
 	const struct kspec *item;
@@ -100,7 +106,8 @@ enum keep_how {
 	KEEP_VALUE,  /* built whole */
 	KEEP_OBJECT, /* a mapping kept in part: keep_open with at->sub */
 	KEEP_COUNT,  /* its number of members or elements, as a number */
-	KEEP_ITEMS   /* the top level's items: each to keep_item, then an empty list */
+	KEEP_ITEMS,  /* the top level's items: each to keep_item, then an empty list */
+	KEEP_EACH    /* a list: of each object in it, at->sub->sub kept (keep_each) */
 };
 struct kept {
 	cJSON *obj;               /* what is kept so far */
@@ -114,6 +121,8 @@ void keep_key(struct kept *k, const char *key, size_t n);
 /* map, seq: what the value is; dies "name: duplicate key" on a kept key given twice. */
 enum keep_how keep_how(const struct kept *k, int map, int seq, const char *name);
 void keep_put(struct kept *k, cJSON *v);
+/* KEEP_EACH: what to keep of each object of the list. */
+const struct kspec *keep_each(const struct kept *k);
 /* To sc->item_fn as item *index (then one more), then freed. */
 void keep_item(const struct scan *sc, cJSON *item, size_t *index, const char *kind);
 /* A key given twice in an object anywhere in v is an error. */
@@ -208,6 +217,11 @@ cJSON *doc_parse(const struct input *in);
 #define L_STATE   "nvidia.com/gpu-driver-upgrade-state"
 #define L_SKIP    "nvidia.com/gpu-driver-upgrade.skip"
 #define A_INITIAL "nvidia.com/gpu-driver-upgrade.node-initial-state.unschedulable"
+/* Pods the operator's drain leaves (its podSelector gets "<this>!=true"). */
+#define L_DRAIN_SKIP "nvidia.com/gpu-driver-upgrade-drain.skip"
+/* gpudrv's own record that its upgrade cordoned the node ("true"): a cordon
+ * without it was someone else's, and stays. */
+#define A_CORDONED "gpudrv/cordoned"
 /* The GPU Operator's start times (Unix seconds) of two of its waits. */
 #define A_VALIDATION "nvidia.com/gpu-driver-upgrade-validation-start-time"
 #define A_JOBS    "nvidia.com/gpu-driver-upgrade-wait-for-pod-completion-start-time"
@@ -272,6 +286,8 @@ struct node_facts {
 	int cordoned;      /* spec.unschedulable */
 	const char *ready; /* the Ready condition: "ready", "not-ready" or "unknown" */
 	int initial;       /* the initial-state annotation is "true": cordoned before the upgrade */
+	int ours;          /* gpudrv's A_CORDONED is "true" (and no initial-state annotation) */
+	const char *uid;   /* metadata.uid, or "-" */
 	/* When the state began, in Unix seconds, or -1: not known.  since_from
 	 * says how it is known: "validation" or "jobs" (the operator's start-time
 	 * annotation of that wait), "label" (the metadata.managedFields entry
@@ -314,12 +330,24 @@ struct target {
 	/* The repository of its image, as the source object names it (internal/
 	 * image ImagePath: repository/image, or image up to its tag), or NULL. */
 	const char *repository;
+	/* The object whose upgradePolicy the operator applies to the node
+	 * ("clusterpolicy/NAME", "nvidiadriver/NAME"), or "-": none does. */
+	const char *owner;
+	const cJSON *policy; /* its upgradePolicy, or NULL */
+	int nvd;             /* the owner is an NVIDIADriver */
 };
-/* ClusterPolicy and NVIDIADriver objects (lists back to back); dies on error. */
-struct targets *targets_load(const char *path);
+/*
+ * ClusterPolicy and NVIDIADriver objects (lists back to back); dies on
+ * error, and, unless any, when there is neither a ClusterPolicy nor a
+ * GPUCluster (no driver is deployed; with any, every node has no owner).
+ */
+struct targets *targets_load(const char *path, int any);
 /* 0 and version; 1 and skip; -1: two NVIDIADrivers select the node. */
 int target_of(const struct targets *t, const cJSON *node, struct target *out);
 int targets_one_ostag(const struct targets *t); /* the ClusterPolicy decides */
+/* Each object whose upgradePolicy applies to the nodes it owns, in turn. */
+void targets_owners(const struct targets *t, void (*fn)(const char *owner,
+    const cJSON *upgrade_policy, int nvd, void *arg), void *arg);
 void targets_free(struct targets *t);
 
 /* matrix.c: the set of tags that exist (CSV matrix, tag list, or skopeo JSON). */
@@ -353,11 +381,16 @@ struct pod {
 	char *ns, *name;
 	char *node;    /* every node read: spec.nodeName, a copy; else NULL */
 	size_t seq;    /* its place among the pods kept */
-	cJSON *labels; /* a copy, or NULL (and NULL if skipped: no budget is tried) */
-	const char *skip; /* why drain consults no budget ("daemonset", ...), or NULL */
+	cJSON *labels; /* a copy, or NULL (and, without a policy, NULL if skipped) */
+	const char *skip; /* why its eviction consults no budget ("daemonset", ...), or NULL */
 	int nocontroller;
 	int ready;
 	int multi; /* selected by more than one budget (drain_node) */
+	int daemonset, mirror, finished; /* kubectl drain's filters' words */
+	int local;     /* an emptyDir volume: its data goes with the pod */
+	int gpu;       /* it holds a GPU, by the GPU Operator's filter */
+	int go;        /* the removal takes it (removal_plan) */
+	const char *refused; /* or would, but one of the RF_* refuses it; NULL */
 };
 /* What was read: every budget, and the pods on the node (node NULL: on any node). */
 struct cluster {
@@ -367,13 +400,16 @@ struct cluster {
 	struct pod *pods;
 	size_t nb, np, bcap, pcap;
 	int lists, budget_list, pod_list; /* the lists read whole: List, and the typed ones */
+	int policy; /* the pods read for a removal_plan */
 };
 /*
  * One pass over path (NULL or "-": stdin), kubectl get pdb,pods -A or the
  * two get --raw lists back to back: 0, or 2 if the reader said why.  Dies
  * on bad input, and on input that does not prove it holds both lists.
+ * policy: the pods are read for removal_plan too (their volumes, what their
+ * containers ask for, their labels whatever they are).
  */
-int cluster_read(struct cluster *cl, const char *path, const char *node);
+int cluster_read(struct cluster *cl, const char *path, const char *node, int policy);
 void cluster_by_node(struct cluster *cl); /* sorts the pods by node, then input order */
 size_t node_pods_end(const struct cluster *cl, size_t i); /* past the pods on pods[i]'s node */
 void cluster_free(struct cluster *cl); /* all cluster_read kept */
@@ -381,6 +417,32 @@ void cluster_free(struct cluster *cl); /* all cluster_read kept */
  * ("-": not set), a document's lines once it is whole (pdb-check -p).  0, or
  * 2 if the reader said why; dies on bad input and on input with no list. */
 int pods_print(const char *path, FILE *out);
+
+struct policy;
+/* remove.c: which pods of a node an upgrade removes, and how (its upgradePolicy). */
+enum { RM_NONE, RM_DELETION, RM_DRAIN };
+extern const char *const removal_methods[]; /* by RM_*: "none", "pod-deletion", "drain" */
+#define RF_LOCAL "LOCAL-STORAGE"     /* an emptyDir, and deleteEmptyDir false */
+#define RF_UNMANAGED "NO-CONTROLLER" /* no controller, and force false */
+#define RF_UNDELETABLE "UNDELETABLE" /* a GPU pod the pod deletion cannot take (a DaemonSet's, a mirror) */
+struct removal {
+	int policy;                  /* from a policy (else pdb-check's plain drain) */
+	int deletion, del_force, del_emptydir;     /* the pod deletion */
+	int drain, drain_force, drain_emptydir;    /* drain.enable, ... */
+	cJSON *drain_sel;            /* drain.podSelector, parsed; NULL: every pod */
+};
+/* kubectl drain --ignore-daemonsets --delete-emptydir-data, no policy. */
+void removal_plain(struct removal *rm);
+/* From a node's policy: 0, or -1 with why (its drain.podSelector). */
+int removal_from(struct removal *rm, const struct policy *p, char *why, size_t whysz);
+void removal_free(struct removal *rm);
+/*
+ * The pods of one node: the method (RM_*), each pod's go and refused; a
+ * drain in place of a pod deletion that would fail sets *fell, the first
+ * pod it could not take, and *fell_why (an RF_*), else NULL.
+ */
+int removal_plan(const struct removal *rm, struct pod *pods, size_t np, const struct pod **fell,
+    const char **fell_why);
 
 /* drain.c: the eviction API's rules, the disruption controller's arithmetic. */
 #define MAX_DISRUPTED 2000 /* eviction.go MaxDisruptedPodSize */
@@ -422,6 +484,7 @@ struct plan_input {
 	const char *version; /* the driver version the rollout goes to */
 	long par;            /* maxParallelUpgrades, 0: no limit */
 	struct intstr maxun; /* maxUnavailable */
+	const char *policies; /* upgrade-policy's output: each owner's limits, or NULL: par, maxun */
 };
 struct plan;
 struct plan *plan_load(const struct plan_input *in); /* dies on bad input, naming it */
@@ -429,6 +492,35 @@ struct plan *plan_load(const struct plan_input *in); /* dies on bad input, namin
  * as if the nodes ended in the order they started. */
 void plan_print(struct plan *p, int dry, FILE *out);
 void plan_free(struct plan *p);
+
+/* policy.c: the upgradePolicy in force for a node, and where each field came from. */
+enum { PF_AUTO, PF_PAR, PF_MAXUN, PF_WFC_SEL, PF_WFC_TIMEOUT, PF_PD_FORCE, PF_PD_TIMEOUT,
+	PF_PD_EMPTYDIR, PF_DR_ENABLE, PF_DR_FORCE, PF_DR_SEL, PF_DR_TIMEOUT, PF_DR_EMPTYDIR,
+	PF_FILTER, PF_N };
+extern const char *const policy_sources[]; /* "default", "object", "flag", NULL */
+struct policy {
+	char *owner;              /* "clusterpolicy/NAME", "nvidiadriver/NAME" or "-" */
+	char *value[PF_N];        /* as text: "true", "300", "25%", a selector */
+	const char *source[PF_N]; /* one of policy_sources */
+};
+int policy_field(const char *name);    /* "drain.enable": its PF_*, or -1 */
+const char *policy_field_name(int f);
+/* The policy of owner from its upgradePolicy (NULL: none; nvd: an
+ * NVIDIADriver's); dies naming the owner and the field on a bad value. */
+void policy_from(struct policy *p, const char *owner, const cJSON *upgrade_policy, int nvd);
+/* "FIELD=VALUE" over it, as a flag: 0, or -1 with *why. */
+int policy_set(struct policy *p, const char *assign, const char **why);
+void policy_free(struct policy *p);
+int policy_bool(const struct policy *p, int f);
+long policy_count(const struct policy *p, int f);
+char *policy_drain_selector(const struct policy *p); /* to free: the drain's podSelector */
+/* upgrade-policy's output read back: each node's owner, each owner's policy. */
+struct policies;
+struct policies *policies_read(const char *path); /* dies on bad input, naming the line */
+const struct policy *policies_node(const struct policies *ps, const char *node); /* or NULL */
+size_t policies_count(const struct policies *ps);
+const struct policy *policies_at(const struct policies *ps, size_t i);
+void policies_free(struct policies *ps);
 
 /* strset.c: a hash set of strings. */
 struct strset;
@@ -457,5 +549,9 @@ int selector_check(const cJSON *sel, char *why, size_t whysz);
 /* Does a checked selector select an object with these labels (object or NULL)?
  * Null selects nothing; {} selects everything. */
 int selector_matches(const cJSON *sel, const cJSON *labels);
+/* A selector as text ("app=a,tier in (x,y),!gone", labels.Parse's grammar) as a
+ * LabelSelector selector_matches takes ("" selects everything); NULL with why
+ * filled in when it is not one. */
+cJSON *selector_parse(const char *text, char *why, size_t whysz);
 
 #endif

@@ -607,7 +607,9 @@ static void
 kept_member(struct js *s, void *ctx)
 {
 	struct kept *kp = ctx, sub;
+	const struct kspec *each;
 	const char *kind;
+	cJSON *list;
 	size_t i = 0;
 	int c = jnext(s);
 
@@ -639,6 +641,21 @@ kept_member(struct js *s, void *ctx)
 				keep_item(s->sc, sub.obj, &i, kind);
 			} while (jarray_more(s));
 		keep_put(kp, cJSON_CreateArray());
+		return;
+	case KEEP_EACH:
+		each = keep_each(kp);
+		list = cJSON_CreateArray();
+		if (jarray_first(s))
+			do {
+				if (jnext(s) == '{') {
+					keep_open(&sub, each, 0);
+					jobject(s, &sub, kept_member, &sub);
+				} else {
+					sub.obj = jcapture(s);
+				}
+				cJSON_AddItemToArray(list, sub.obj);
+			} while (jarray_more(s));
+		keep_put(kp, list);
 		return;
 	}
 }

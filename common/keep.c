@@ -14,6 +14,7 @@
 #define KEEP_DEPTH 1024
 
 const struct kspec KS_COUNT[1] = { { NULL, NULL } };
+const char KS_EACH[] = "";
 
 /*
  * A key given twice in one object anywhere in a tree: cJSON keeps both and
@@ -102,9 +103,17 @@ keep_how(const struct kept *k, int map, int seq, const char *name)
 		return seq ? KEEP_ITEMS : KEEP_VALUE;
 	if (k->at->sub == KS_COUNT)
 		return map || seq ? KEEP_COUNT : KEEP_VALUE;
+	if (k->at->sub != NULL && k->at->sub->key == KS_EACH)
+		return seq ? KEEP_EACH : KEEP_VALUE;
 	if (k->at->sub != NULL && map)
 		return KEEP_OBJECT;
 	return KEEP_VALUE;
+}
+
+const struct kspec *
+keep_each(const struct kept *k)
+{
+	return k->at->sub->sub;
 }
 
 void

@@ -331,6 +331,21 @@ node_facts(const cJSON *node, struct node_facts *nf, struct tagfault *f)
 	}
 	v = j_get(ann, A_INITIAL);
 	nf->initial = cJSON_IsString(v) && strcmp(v->valuestring, "true") == 0;
+	v = j_get(ann, A_CORDONED);
+	nf->ours = !nf->initial && cJSON_IsString(v) && strcmp(v->valuestring, "true") == 0;
+	/* The uid the node's Events name it by (a UUID: printable, no blank). */
+	v = j_get(j_get(node, "metadata"), "uid");
+	nf->uid = "-";
+	if (cJSON_IsString(v) && *v->valuestring != '\0') {
+		if (strlen(v->valuestring) > 64 || strspn(v->valuestring,
+		    "0123456789abcdefABCDEF-") != strlen(v->valuestring)) {
+			f->label = "metadata.uid";
+			f->kind = tag_faults[TF_INVALID];
+			f->detail = "is not a UID";
+			return -1;
+		}
+		nf->uid = v->valuestring;
+	}
 	/* Since when: the operator's own start time of the wait it is in,
 	 * else the last change of the state label. */
 	nf->since = -1;
@@ -366,11 +381,12 @@ static const struct kspec nospec[] = { { "kind", NULL }, { "metadata", meta },
 static const struct kspec keys_all[] = { { "kind", NULL }, { "metadata", meta_all },
 	{ "spec", spec }, { NULL, NULL } };
 static const struct kspec annotations[] = { { A_INITIAL, NULL }, { A_VALIDATION, NULL },
-	{ A_JOBS, NULL }, { NULL, NULL } };
-static const struct kspec meta_facts[] = { { "name", NULL }, { "labels", labels },
+	{ A_JOBS, NULL }, { A_CORDONED, NULL }, { NULL, NULL } };
+static const struct kspec meta_facts[] = { { "name", NULL }, { "uid", NULL }, { "labels", labels },
 	{ "annotations", annotations }, { "managedFields", NULL }, { NULL, NULL } };
-static const struct kspec meta_facts_all[] = { { "name", NULL }, { "labels", NULL },
-	{ "annotations", annotations }, { "managedFields", NULL }, { NULL, NULL } };
+static const struct kspec meta_facts_all[] = { { "name", NULL }, { "uid", NULL },
+	{ "labels", NULL }, { "annotations", annotations }, { "managedFields", NULL },
+	{ NULL, NULL } };
 static const struct kspec status[] = { { "conditions", NULL }, { NULL, NULL } };
 static const struct kspec keys_facts[] = { { "kind", NULL }, { "metadata", meta_facts },
 	{ "spec", spec }, { "status", status }, { NULL, NULL } };

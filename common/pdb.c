@@ -24,6 +24,26 @@ static const struct kspec status_keys[] = { { "phase", NULL }, { "conditions", N
 	{ NULL, NULL } };
 static const struct kspec item_keys[] = { { "kind", NULL }, { "metadata", meta_keys },
 	{ "spec", spec_keys }, { "status", status_keys }, { NULL, NULL } };
+/* With a policy, also what the pod deletion's filters ask of a pod: its
+ * emptyDir volumes, what its containers ask for, its resource claims. */
+static const struct kspec rsrc_keys[] = { { "limits", NULL }, { "requests", NULL }, { NULL, NULL } };
+static const struct kspec ctr_keys[] = { { "resources", rsrc_keys }, { NULL, NULL } };
+static const struct kspec ctr_each[] = { { KS_EACH, ctr_keys }, { NULL, NULL } };
+static const struct kspec vol_keys[] = { { "emptyDir", KS_COUNT }, { NULL, NULL } };
+static const struct kspec vol_each[] = { { KS_EACH, vol_keys }, { NULL, NULL } };
+static const struct kspec claim_keys[] = { { "name", NULL }, { "resourceClaimName", NULL },
+	{ NULL, NULL } };
+static const struct kspec claim_each[] = { { KS_EACH, claim_keys }, { NULL, NULL } };
+static const struct kspec spec_keys_p[] = { { "nodeName", NULL }, { "selector", NULL },
+	{ "minAvailable", NULL }, { "maxUnavailable", NULL },
+	{ "unhealthyPodEvictionPolicy", NULL }, { "containers", ctr_each },
+	{ "volumes", vol_each }, { "resourceClaims", claim_each }, { NULL, NULL } };
+static const struct kspec status_keys_p[] = { { "phase", NULL }, { "conditions", NULL },
+	{ "observedGeneration", NULL }, { "currentHealthy", NULL }, { "desiredHealthy", NULL },
+	{ "disruptionsAllowed", NULL }, { "expectedPods", NULL }, { "disruptedPods", KS_COUNT },
+	{ "resourceClaimStatuses", claim_each }, { NULL, NULL } };
+static const struct kspec item_keys_p[] = { { "kind", NULL }, { "metadata", meta_keys },
+	{ "spec", spec_keys_p }, { "status", status_keys_p }, { NULL, NULL } };
 static const char *const kinds[] = { "PodDisruptionBudget", "Pod", NULL };
 static const char *const lists[] = { "PodDisruptionBudgetList", "PodList", NULL };
 
@@ -202,9 +222,81 @@ pod_ready(const cJSON *item)
 	return 0;
 }
 
+/* A resource name the GPU Operator's filter counts as a GPU. */
+static int
+gpu_resource(const cJSON *list, const char *where)
+{
+	const cJSON *r;
+
+	if (list != NULL && !cJSON_IsObject(list) && !cJSON_IsNull(list))
+		die("%s: a container's resources list is %s, not an object", where, j_type(list));
+	cJSON_ArrayForEach(r, list)
+		if (strncmp(r->string, "nvidia.com/gpu", 14) == 0 ||
+		    strncmp(r->string, "nvidia.com/mig-", 15) == 0)
+			return 1;
+	return 0;
+}
+
+/* A list member, if there, is a list (null as absent); dies naming it otherwise. */
+static const cJSON *
+opt_list(const cJSON *obj, const char *key, const char *path, const char *where)
+{
+	const cJSON *v = j_get(obj, key);
+
+	if (v != NULL && !cJSON_IsArray(v) && !cJSON_IsNull(v))
+		die("%s: %s is %s, not a list", where, path, j_type(v));
+	return v;
+}
+
+/*
+ * gpuPodSpecFilter: Running or Pending, and a container asks for
+ * nvidia.com/gpu* or nvidia.com/mig-* (limits or requests), or it holds a
+ * resource claim.  The operator reads the claim and counts it when the NVIDIA
+ * DRA driver allocated it, or when it cannot read it; gpudrv reads no
+ * ResourceClaim, so a claim made for the pod counts.
+ */
+static int
+pod_gpu(const cJSON *item, const char *phase, const char *where)
+{
+	const cJSON *spec = j_get(item, "spec"), *c = NULL, *st;
+	const cJSON *res;
+
+	if (phase == NULL || (strcmp(phase, "Running") != 0 && strcmp(phase, "Pending") != 0))
+		return 0;
+	while ((c = j_next(opt_list(spec, "containers", "spec.containers", where), c)) != NULL) {
+		res = opt_obj(c, "resources", "spec.containers[].resources", where);
+		if (gpu_resource(j_get(res, "limits"), where) || gpu_resource(j_get(res, "requests"), where))
+			return 1;
+	}
+	c = NULL;
+	while ((c = j_next(opt_list(spec, "resourceClaims", "spec.resourceClaims", where), c)) != NULL)
+		if (opt_str(c, "resourceClaimName", "spec.resourceClaims[].resourceClaimName", where))
+			return 1;
+	st = j_get(item, "status");
+	c = NULL;
+	while ((c = j_next(opt_list(st, "resourceClaimStatuses", "status.resourceClaimStatuses",
+	    where), c)) != NULL)
+		if (opt_str(c, "resourceClaimName", "status.resourceClaimStatuses[].resourceClaimName",
+		    where))
+			return 1;
+	return 0;
+}
+
+/* An emptyDir volume (hasLocalStorage). */
+static int
+pod_local(const cJSON *item, const char *where)
+{
+	const cJSON *v = NULL;
+
+	while ((v = j_next(opt_list(j_get(item, "spec"), "volumes", "spec.volumes", where), v)) != NULL)
+		if (j_has(v, "emptyDir"))
+			return 1;
+	return 0;
+}
+
 /* The drain filters (kubectl/pkg/drain/filters.go), then canIgnorePDB. */
 static void
-pod_read(struct pod *p, const cJSON *item, size_t i, const char *docname)
+pod_read(struct pod *p, const cJSON *item, size_t i, const char *docname, int policy)
 {
 	const cJSON *meta = j_get(item, "metadata"), *ctl = controller_of(item), *labels;
 	const char *phase = j_str(j_get(item, "status"), "phase");
@@ -222,11 +314,21 @@ pod_read(struct pod *p, const cJSON *item, size_t i, const char *docname)
 	p->ready = pod_ready(item);
 
 	finished = phase != NULL && (strcmp(phase, "Succeeded") == 0 || strcmp(phase, "Failed") == 0);
+	p->finished = finished;
+	p->daemonset = ctlkind != NULL && strcmp(ctlkind, "DaemonSet") == 0;
+	p->mirror = j_get(j_get(meta, "annotations"), "kubernetes.io/config.mirror") != NULL;
+	if (policy) {
+		where = where_of(buf, sizeof buf, "%s: item %zu: Pod %s/%s", docname, i, p->ns, p->name);
+		p->gpu = pod_gpu(item, phase, where);
+		p->local = pod_local(item, where);
+		if (where != buf)
+			free(where);
+	}
 	if (finished)
 		p->skip = strcmp(phase, "Succeeded") == 0 ? "succeeded" : "failed";
-	else if (ctlkind != NULL && strcmp(ctlkind, "DaemonSet") == 0)
+	else if (p->daemonset)
 		p->skip = "daemonset";
-	else if (j_get(j_get(meta, "annotations"), "kubernetes.io/config.mirror") != NULL)
+	else if (p->mirror)
 		p->skip = "mirror";
 	else {
 		p->nocontroller = ctl == NULL;
@@ -235,8 +337,9 @@ pod_read(struct pod *p, const cJSON *item, size_t i, const char *docname)
 		else if (phase != NULL && strcmp(phase, "Pending") == 0)
 			p->skip = "pending";
 	}
-	/* only a pod that consults its budgets needs its labels */
-	p->labels = labels != NULL && p->skip == NULL ? cJSON_Duplicate(labels, 1) : NULL;
+	/* only a pod that consults its budgets needs its labels (or any, a
+	 * drain's podSelector) */
+	p->labels = labels != NULL && (p->skip == NULL || policy) ? cJSON_Duplicate(labels, 1) : NULL;
 }
 
 static void
@@ -272,7 +375,7 @@ on_item(const struct item *it, void *arg)
 	}
 	cl->pods = xgrow(cl->pods, &cl->pcap, cl->np, 64, sizeof *cl->pods);
 	p = &cl->pods[cl->np];
-	pod_read(p, it->obj, it->index, cl->name);
+	pod_read(p, it->obj, it->index, cl->name, cl->policy);
 	p->seq = cl->np++;
 	if (cl->node != NULL)
 		return;
@@ -327,7 +430,7 @@ check_whole(const struct cluster *cl)
 }
 
 int
-cluster_read(struct cluster *cl, const char *path, const char *node)
+cluster_read(struct cluster *cl, const char *path, const char *node, int policy)
 {
 	/* Lists back to back are one cluster: kubectl get --raw of the budgets,
 	 * then of the pods (of the node: the drain evicts no other). */
@@ -337,6 +440,9 @@ cluster_read(struct cluster *cl, const char *path, const char *node)
 
 	memset(cl, 0, sizeof *cl);
 	cl->node = node;
+	cl->policy = policy;
+	if (policy)
+		dr.keys = item_keys_p;
 	cl->name = path == NULL || strcmp(path, "-") == 0 ? "<stdin>" : path;
 	dr.arg = cl;
 	if (doc_each(path, &dr) != EXIT_CLEAN)

@@ -36,8 +36,20 @@ struct pbudget {
 	long long used;    /* by the nodes under way and those started */
 };
 
+/* The nodes one upgradePolicy owns (an NVIDIADriver, the ClusterPolicy):
+ * the operator computes its limits for each owner apart. */
+struct pgroup {
+	const char *owner; /* "-" without policies */
+	long long pmax, umax;
+	struct intstr maxun;
+	long long busy;    /* its nodes under way (and the unlisted ones) */
+	long long unav;    /* down, or under way */
+	long long unav0, n;
+};
+
 struct pnode {
 	char *name, *tag;
+	size_t g;          /* its group */
 	int cls, down, rank;
 	int in_scope, running, gone;
 	int blocked;       /* its drain would be refused even alone */
@@ -50,15 +62,16 @@ struct pnode {
 };
 
 struct plan {
+	struct pgroup *groups;
+	size_t ng;
+	struct policies *ps;
 	struct pnode *nodes;
 	struct pbudget *budgets;
 	struct pdraw *draws;
 	size_t nn, nb, ndr, ncap, bcap, dcap;
 	struct strset *by_name, *by_budget;
 	struct strset *held;  /* the budgets the nodes under way took when they started */
-	long long extra; /* nodes under way the facts no longer list: they hold a slot */
-	long long unav;  /* down, or under way */
-	long long umax, pmax;
+	long long extra; /* nodes under way the facts no longer list: they hold a slot in each group */
 };
 
 static void
@@ -80,12 +93,12 @@ record_ok(char *const *f)
 {
 	int i;
 
-	for (i = 0; i < 10; i++)
+	for (i = 0; i < 11; i++)
 		if (*f[i] == '\0')
 			return 0;
 	return strspn(f[3], "abcdefghijklmnopqrstuvwxyz-") == strlen(f[3]) &&
 	    one_of(f[4], "skip", "-", NULL) && one_of(f[5], "cordoned", "schedulable", NULL) &&
-	    one_of(f[6], "ready", "not-ready", "unknown") && one_of(f[7], "was-cordoned", "-", NULL);
+	    one_of(f[6], "ready", "not-ready", "unknown") && one_of(f[7], "was-cordoned", "gpudrv", "-");
 }
 
 static void
@@ -98,9 +111,9 @@ read_facts(struct plan *p, const char *path, const char *version)
 
 	lines_open(&l, path);
 	while ((s = lines_next(&l, NULL)) != NULL) {
-		if (split_fields(s, f, 12) != 10 || !record_ok(f))
+		if (split_fields(s, f, 12) != 11 || !record_ok(f))
 			die("%s:%zu: not a labels2tag -F record (node tag driver state skip cordon "
-			    "ready initial since cordoner)", l.name, l.lineno);
+			    "ready initial since cordoner uid)", l.name, l.lineno);
 		must_name(f[0], &l);
 		if ((first = strset_get(p->by_name, f[0])) != 0)
 			die("%s:%zu: node %s again (first on line %zu)", l.name, l.lineno, f[0],
@@ -301,6 +314,52 @@ read_held(struct plan *p, const char *path)
 	lines_close(&l);
 }
 
+/*
+ * The groups: one, the limits given, without policies; else one an owner
+ * of upgrade-policy's output, its maxParallelUpgrades and maxUnavailable
+ * (scaled over the GPU nodes it owns, as the operator scales it over the
+ * nodes of its state).
+ */
+static void
+make_groups(struct plan *p, const struct plan_input *in)
+{
+	const struct policy *pol;
+	size_t i, k;
+
+	if (in->policies == NULL) {
+		p->groups = xmalloc(sizeof *p->groups);
+		memset(p->groups, 0, sizeof *p->groups);
+		p->groups[0].owner = "-";
+		p->groups[0].pmax = in->par;
+		p->groups[0].maxun = in->maxun;
+		p->ng = 1;
+	} else {
+		p->ps = policies_read(in->policies);
+		p->ng = policies_count(p->ps);
+		p->groups = xmalloc((p->ng + 1) * sizeof *p->groups);
+		memset(p->groups, 0, (p->ng + 1) * sizeof *p->groups);
+		for (k = 0; k < p->ng; k++) {
+			pol = policies_at(p->ps, k);
+			p->groups[k].owner = pol->owner;
+			p->groups[k].pmax = policy_count(pol, PF_PAR);
+			if (intstr_parse(pol->value[PF_MAXUN], &p->groups[k].maxun) != 0)
+				die("%s: %s: maxUnavailable %s is not a count or a percentage", in->policies,
+				    pol->owner, qstr(pol->value[PF_MAXUN]));
+		}
+	}
+	for (i = 0; i < p->nn; i++) {
+		if (p->ps != NULL) {
+			if ((pol = policies_node(p->ps, p->nodes[i].name)) == NULL)
+				die("%s: node %s has no upgradePolicy (upgrade-policy's output for every GPU node)",
+				    in->policies, p->nodes[i].name);
+			p->nodes[i].g = (size_t)(pol - policies_at(p->ps, 0));
+		}
+		p->groups[p->nodes[i].g].n++;
+	}
+	for (k = 0; k < p->ng; k++)
+		p->groups[k].umax = intstr_scaled(&p->groups[k].maxun, p->groups[k].n);
+}
+
 struct plan *
 plan_load(const struct plan_input *in)
 {
@@ -325,8 +384,7 @@ plan_load(const struct plan_input *in)
 	}
 	if (in->gone != NULL)
 		read_names(p, in->gone, N_GONE);
-	p->umax = intstr_scaled(&in->maxun, (long long)p->nn);
-	p->pmax = in->par;
+	make_groups(p, in);
 	return p;
 }
 
@@ -348,6 +406,8 @@ plan_free(struct plan *p)
 	strset_free(p->by_name);
 	strset_free(p->by_budget);
 	strset_free(p->held);
+	free(p->groups);
+	policies_free(p->ps);
 	free(p);
 }
 
@@ -394,7 +454,7 @@ take(struct plan *p, struct pnode *n, int sign)
 	for (i = 0; i < n->nd; i++)
 		p->budgets[p->draws[n->d0 + i].budget].used += sign * p->draws[n->d0 + i].n;
 	if (!n->down)
-		p->unav += sign;
+		p->groups[n->g].unav += sign;
 }
 
 static int
@@ -410,10 +470,10 @@ todo(const struct pnode *n)
  * is pdb-check's to say (a line of its own: blocked).
  */
 static long long
-decide(struct plan *p, struct pnode **order, size_t n, long long *busy, FILE *out, int dry,
-    long long *starts)
+decide(struct plan *p, struct pnode **order, size_t n, FILE *out, int dry, long long *starts)
 {
 	struct pnode *c;
+	struct pgroup *g;
 	long long b, started = 0;
 	size_t i;
 
@@ -421,8 +481,9 @@ decide(struct plan *p, struct pnode **order, size_t n, long long *busy, FILE *ou
 		c = order[i];
 		if (!todo(c))
 			continue;
-		c->why = p->pmax > 0 && *busy >= p->pmax ? W_PARALLEL :
-		    !c->down && p->unav >= p->umax ? W_UNAVAILABLE : W_NONE;
+		g = &p->groups[c->g];
+		c->why = g->pmax > 0 && g->busy >= g->pmax ? W_PARALLEL :
+		    !c->down && g->unav >= g->umax ? W_UNAVAILABLE : W_NONE;
 		if (c->why != W_NONE) {
 			if (!dry)
 				fprintf(out, "WAIT %s %s\n", c->name, waits[c->why]);
@@ -457,7 +518,7 @@ decide(struct plan *p, struct pnode **order, size_t n, long long *busy, FILE *ou
 		take(p, c, 1);
 		c->running = 1;
 		c->start = ++*starts;
-		++*busy;
+		g->busy++;
 		started++;
 		fprintf(out, "START %s %s\n", c->name, c->tag);
 	}
@@ -468,21 +529,24 @@ void
 plan_print(struct plan *p, int dry, FILE *out)
 {
 	struct pnode **order = xmalloc((p->nn + 1) * sizeof *order);
-	long long busy = p->extra, starts = 0, unav0;
-	size_t i, n = 0, first;
+	long long starts = 0;
+	size_t i, k, n = 0, first;
 	struct pnode *c;
 
+	for (k = 0; k < p->ng; k++)
+		p->groups[k].busy = p->extra;
 	for (i = 0; i < p->nn; i++) {
 		c = &p->nodes[i];
 		if (c->down)
-			p->unav++;
+			p->groups[c->g].unav++;
 		if (c->running) { /* its slot, its draws, and its place if not down */
-			busy++;
+			p->groups[c->g].busy++;
 			take(p, c, 1);
 		}
 		order[n++] = c;
 	}
-	unav0 = p->unav;
+	for (k = 0; k < p->ng; k++)
+		p->groups[k].unav0 = p->groups[k].unav;
 	qsort(order, n, sizeof *order, by_rank);
 	/* (a dry run ends the nodes under way first, in order) */
 	for (i = 0; i < n; i++)
@@ -490,16 +554,17 @@ plan_print(struct plan *p, int dry, FILE *out)
 			order[i]->start = ++starts - (long long)n - 1;
 	starts = 0;
 	if (!dry) {
-		decide(p, order, n, &busy, out, 0, &starts);
+		decide(p, order, n, out, 0, &starts);
 	} else {
 		/* As if each node took as long as the others: the one started
 		 * first ends first, and gives back its slot, what it drew and its
 		 * place among the unavailable (unless it was down before). */
 		for (;;) {
-			decide(p, order, n, &busy, out, 1, &starts);
+			decide(p, order, n, out, 1, &starts);
 			if (p->extra > 0) { /* unlisted, under way: they end first */
 				p->extra--;
-				busy--;
+				for (k = 0; k < p->ng; k++)
+					p->groups[k].busy--;
 				continue;
 			}
 			first = n;
@@ -512,7 +577,7 @@ plan_print(struct plan *p, int dry, FILE *out)
 			take(p, c, -1);
 			c->running = 0;
 			c->gone = 1;
-			busy--;
+			p->groups[c->g].busy--;
 		}
 		for (i = 0; i < n; i++)
 			if (todo(order[i]))
@@ -526,6 +591,13 @@ plan_print(struct plan *p, int dry, FILE *out)
 		fprintf(out, "%s %s\n", c->cls == PN_DONE ? "DONE" : c->cls == PN_SKIP ? "SKIP" : "FAILED",
 		    c->name);
 	}
-	fprintf(out, "UNAVAILABLE %lld %lld\n", unav0, p->umax);
+	/* each owner's (its name with policies), with nodes of its own */
+	for (k = 0; k < p->ng; k++) {
+		if (p->ps == NULL)
+			fprintf(out, "UNAVAILABLE %lld %lld\n", p->groups[k].unav0, p->groups[k].umax);
+		else if (p->groups[k].n > 0)
+			fprintf(out, "UNAVAILABLE %lld %lld %s\n", p->groups[k].unav0, p->groups[k].umax,
+			    p->groups[k].owner);
+	}
 	free(order);
 }

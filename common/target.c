@@ -33,6 +33,7 @@ const char *const target_skips[] = { "not-precompiled", "driver-disabled", "no-o
 
 struct driver {
 	char *name;      /* "nvidiadriver/NAME" */
+	cJSON *policy;   /* its spec.upgradePolicy, a copy, or NULL */
 	cJSON *selector; /* {"matchLabels": nodeSelector} */
 	char *version;   /* NULL when not precompiled */
 	char *repo;      /* its image's repository, or NULL (repo_of) */
@@ -184,6 +185,8 @@ one(const struct item *it, void *arg)
 	memset(d, 0, sizeof *d);
 	d->name = name;
 	d->is_default = opt_bool(spec, "default", "default", 0, name);
+	m = opt_obj(spec, "upgradePolicy", "spec.upgradePolicy", name);
+	d->policy = m ? cJSON_Duplicate(m, 1) : NULL;
 	/* internal/state/driver.go getDriverImagePath: usePrecompiled decides,
 	 * whatever the driverType. */
 	d->precompiled = opt_bool(spec, "usePrecompiled", "usePrecompiled", 0, name);
@@ -213,7 +216,7 @@ end(int ok, void *arg)
 }
 
 struct targets *
-targets_load(const char *path)
+targets_load(const char *path, int any)
 {
 	struct targets *t = xmalloc(sizeof *t);
 	struct doc_reader dr = { kinds, lists, "a ClusterPolicy, an NVIDIADriver nor a list of them",
@@ -228,7 +231,7 @@ targets_load(const char *path)
 	 * clean is the reader's, which has said why. */
 	if (doc_each(path, &dr) != EXIT_CLEAN)
 		exit(EXIT_TROUBLE);
-	if (t->policy == NULL && t->gpucluster == NULL)
+	if (t->policy == NULL && t->gpucluster == NULL && !any)
 		die("%s: neither a ClusterPolicy nor a GPUCluster: the GPU Operator labels no "
 		    "node and deploys no driver (-b names the version to check)", t->where);
 	if (t->policy != NULL && t->gpucluster != NULL)
@@ -247,7 +250,7 @@ targets_load(const char *path)
 			t->repo = repo_of(t->driver, t->policy);
 		}
 	}
-	if (t->gpucluster != NULL)
+	if (t->gpucluster != NULL || (t->policy == NULL && t->ndrv > 0))
 		t->use_crd = 1;
 	for (i = 0; i < t->ndrv; i++)
 		ndefault += t->drv[i].is_default;
@@ -276,6 +279,7 @@ target_of(const struct targets *t, const cJSON *node, struct target *out)
 	size_t i;
 
 	memset(out, 0, sizeof *out);
+	out->owner = "-";
 	if (deploy != NULL && strcmp(deploy, "false") == 0) {
 		out->skip = target_skips[TS_DRIVER_DISABLED];
 		out->source = L_DEPLOY;
@@ -287,8 +291,15 @@ target_of(const struct targets *t, const cJSON *node, struct target *out)
 		out->source = L_OPERANDS;
 		return 1;
 	}
+	if (!t->use_crd && t->policy == NULL) {
+		out->skip = target_skips[TS_NO_OWNER];
+		out->source = "clusterpolicy";
+		return 1;
+	}
 	if (!t->use_crd) {
 		out->source = t->policy;
+		out->owner = t->policy;
+		out->policy = j_get(t->driver, "upgradePolicy");
 		out->skip = !t->enabled ? target_skips[TS_DRIVER_DISABLED] : !t->precompiled ?
 		    target_skips[TS_NOT_PRECOMPILED] : NULL;
 		out->version = t->version;
@@ -318,10 +329,25 @@ target_of(const struct targets *t, const cJSON *node, struct target *out)
 		return 1;
 	}
 	out->source = own->name;
+	out->owner = own->name;
+	out->policy = own->policy;
+	out->nvd = 1;
 	out->version = own->version;
 	out->repository = own->repo;
 	out->skip = own->precompiled ? NULL : target_skips[TS_NOT_PRECOMPILED];
 	return out->skip ? 1 : 0;
+}
+
+void
+targets_owners(const struct targets *t, void (*fn)(const char *owner, const cJSON *policy,
+    int nvd, void *arg), void *arg)
+{
+	size_t i;
+
+	if (!t->use_crd && t->policy != NULL)
+		fn(t->policy, j_get(t->driver, "upgradePolicy"), 0, arg);
+	for (i = 0; t->use_crd && i < t->ndrv; i++)
+		fn(t->drv[i].name, t->drv[i].policy, 1, arg);
 }
 
 void
@@ -336,6 +362,7 @@ targets_free(struct targets *t)
 		free(t->drv[i].version);
 		free(t->drv[i].repo);
 		cJSON_Delete(t->drv[i].selector);
+		cJSON_Delete(t->drv[i].policy);
 	}
 	free(t->drv);
 	free(t->policy);

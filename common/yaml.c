@@ -399,7 +399,7 @@ yevent(struct yin *in, const yaml_event_t *ev)
  * Streamed: a stack of the open collections, what the keeper (keep.c) keeps
  * built with the builder above, the rest only checked alike.
  */
-enum { Y_TOP, Y_ITEMS, Y_ITEM, Y_KEEP, Y_COUNT, Y_SKIP };
+enum { Y_TOP, Y_ITEMS, Y_ITEM, Y_KEEP, Y_COUNT, Y_SKIP, Y_EACH };
 
 struct yframe {
 	int role;
@@ -409,6 +409,8 @@ struct yframe {
 	double count;        /* Y_COUNT: its members or elements */
 	struct strset *seen; /* its keys */
 	struct kept k;       /* Y_TOP, Y_ITEM, Y_KEEP: what is kept of it */
+	const struct kspec *each; /* Y_EACH: what is kept of each mapping in it */
+	cJSON *list;         /* Y_EACH: what was kept of its elements */
 };
 
 struct ystream {
@@ -445,6 +447,10 @@ ydeliver(struct ystream *y, cJSON *v)
 	}
 	if (f->role == Y_ITEMS) {
 		keep_item(y->sc, v, &y->items, y->kind);
+		return;
+	}
+	if (f->role == Y_EACH) {
+		cJSON_AddItemToArray(f->list, v);
 		return;
 	}
 	keep_put(&f->k, v);
@@ -488,7 +494,13 @@ yclose(struct ystream *y)
 		keep_put(&up->k, cJSON_CreateArray());
 		break;
 	case Y_KEEP:
-		keep_put(&up->k, f->k.obj);
+		if (up->role == Y_EACH)
+			cJSON_AddItemToArray(up->list, f->k.obj);
+		else
+			keep_put(&up->k, f->k.obj);
+		break;
+	case Y_EACH:
+		keep_put(&up->k, f->list);
 		break;
 	case Y_COUNT:
 		keep_put(&up->k, cJSON_CreateNumber(f->count));
@@ -560,6 +572,14 @@ ystep(struct ystream *y, const yaml_event_t *ev)
 	}
 	if (f != NULL && !f->map)
 		f->count++;
+	if (f != NULL && f->role == Y_EACH) {
+		/* an element of a list kept in part: a mapping as each says */
+		if (ev->type == YAML_MAPPING_START_EVENT)
+			ypush(y, Y_KEEP, f->each, ev);
+		else
+			ycapture(y, ev);
+		return;
+	}
 	if (f == NULL || f->role == Y_ITEMS) {
 		/* the top level, or an item: a mapping kept in part, else whole */
 		if (ev->type == YAML_MAPPING_START_EVENT)
@@ -590,6 +610,12 @@ ystep(struct ystream *y, const yaml_event_t *ev)
 	case KEEP_ITEMS:
 		y->kind = j_str(f->k.obj, "kind");
 		ypush(y, Y_ITEMS, NULL, ev);
+		break;
+	case KEEP_EACH:
+		ypush(y, Y_EACH, NULL, ev);
+		f = &y->f[y->n - 1];
+		f->each = keep_each(&y->f[y->n - 2].k);
+		f->list = cJSON_CreateArray();
 		break;
 	}
 }

@@ -33,7 +33,7 @@ t_out "and what it built runs" OK
 t_run make -s -C "$ROOT" install DEPS=: DESTDIR="$SCRATCH/dest" PREFIX=/opt/gpudrv
 t_rc 0 "make install DESTDIR=... PREFIX=/opt/gpudrv"
 P=$SCRATCH/dest/opt/gpudrv
-for f in labels2tag matrix-grep pdb-check report-fmt rollout-plan drv-tag.sh drv-audit.sh drv-next.sh drv-upgrade.sh drv-rollout.sh drv-states.sh drv-kubeconfig.sh kubectl-gpudrv; do
+for f in labels2tag matrix-grep pdb-check report-fmt rollout-plan upgrade-policy gate-pod drv-tag.sh drv-audit.sh drv-next.sh drv-upgrade.sh drv-rollout.sh drv-states.sh drv-kubeconfig.sh kubectl-gpudrv; do
 	if [ -x "$P/bin/$f" ] && [ -f "$P/share/man/man1/$f.1" ]; then
 		t_ok 0 "installed: bin/$f and man1/$f.1"
 	else
@@ -43,11 +43,11 @@ done
 t_run ls "$P/lib/gpudrv"
 t_out "the shell library in lib/gpudrv, not in bin" gpudrv-lib.sh
 t_run ls "$P/bin"
-t_out "bin holds the commands only" drv-audit.sh drv-kubeconfig.sh drv-next.sh drv-rollout.sh drv-states.sh drv-tag.sh drv-upgrade.sh \
-	kubectl-gpudrv labels2tag matrix-grep pdb-check report-fmt rollout-plan
+t_out "bin holds the commands only" drv-audit.sh drv-kubeconfig.sh drv-next.sh drv-rollout.sh drv-states.sh drv-tag.sh drv-upgrade.sh gate-pod \
+	kubectl-gpudrv labels2tag matrix-grep pdb-check report-fmt rollout-plan upgrade-policy
 t_run ls "$P/share/gpudrv/deploy"
 t_out "the RBAC manifests as data" 00-namespace.yaml 10-auditor.yaml 20-upgrader.yaml \
-	25-upgrader-lease.yaml 30-upgrader-driver-pod.yaml README.md
+	25-upgrader-lease.yaml 30-upgrader-driver-pod.yaml 35-upgrader-events.yaml README.md
 t_run ls "$P/share/man/man1" "$P/share/man/man7"
 t_grep "gpudrv(7) too" out '^gpudrv\.7$'
 

@@ -77,29 +77,29 @@ t_err "names the field and the value" \
 t_run labels2tag -F -b 550 "$DATA/lab-nodes.json"
 t_rc 0 "-F on the lab nodes"
 t_out "-F: one record a node" \
-	"lab-node-0 550-5.15.0-119-generic-ubuntu22.04 550.90.07 - - schedulable ready - - -" \
-	"lab-node-1 550-5.15.0-107-generic-ubuntu22.04 535.183.06 - - schedulable ready - - -" \
-	"lab-node-2 550-6.8.0-45-generic-ubuntu24.04 550.90.07 - - schedulable ready - - -"
+	"lab-node-0 550-5.15.0-119-generic-ubuntu22.04 550.90.07 - - schedulable ready - - - 6f1c2f4e-8a51-4f4e-9d3a-540164815469" \
+	"lab-node-1 550-5.15.0-107-generic-ubuntu22.04 535.183.06 - - schedulable ready - - - 6f1c2f4e-8a51-4f4e-9d3a-052151099188" \
+	"lab-node-2 550-6.8.0-45-generic-ubuntu24.04 550.90.07 - - schedulable ready - - - 6f1c2f4e-8a51-4f4e-9d3a-610225251663"
 sed -e 's/"nvidia.com\/gpu.present": "true"/"nvidia.com\/gpu-driver-upgrade-state": "drain-required", "nvidia.com\/gpu-driver-upgrade.skip": "true", &/' \
 	-e 's/"podCIDR":/"unschedulable": true, &/' \
 	-e 's/"annotations": {/&"nvidia.com\/gpu-driver-upgrade.node-initial-state.unschedulable": "true", /' \
 	-e 's/"status": "True",/"status": "False",/' "$DATA/node-1.json" >facts.json
 t_run labels2tag -F facts.json
 t_out "-F: state, skip, cordon, not ready, cordoned before the upgrade" \
-	"lab-node-1 535-5.15.0-107-generic-ubuntu22.04 535.183.06 drain-required skip cordoned not-ready was-cordoned - -"
+	"lab-node-1 535-5.15.0-107-generic-ubuntu22.04 535.183.06 drain-required skip cordoned not-ready was-cordoned - - 6f1c2f4e-8a51-4f4e-9d3a-052151099188"
 t_run labels2tag -F -c -b 550 "$DATA/node-1.json"
 t_out "-F -c: the matrix row in the tag's place" \
-	"lab-node-1 550,5.15.0-107-generic,ubuntu22.04 535.183.06 - - schedulable ready - - -"
+	"lab-node-1 550,5.15.0-107-generic,ubuntu22.04 535.183.06 - - schedulable ready - - - 6f1c2f4e-8a51-4f4e-9d3a-052151099188"
 t_run labels2tag -F "$DATA/bad-nodes.json"
 t_rc 0 "-F: a node whose labels give no tag is a record, not an error"
 t_grep "-F: UNKNOWN:fault:label in the tag's place" out \
-	'^empty-kernel UNKNOWN:empty:feature.node.kubernetes.io/kernel-version.full 550.90.07 - - schedulable ready - - -$'
-t_grep "-F: a driver label that is not digits is '-'" out '^alpha-branch UNKNOWN:invalid:nvidia.com/cuda.driver.major - - - schedulable ready - - -$'
+	'^empty-kernel UNKNOWN:empty:feature.node.kubernetes.io/kernel-version.full 550.90.07 - - schedulable ready - - - [0-9a-f-]*$'
+t_grep "-F: a driver label that is not digits is '-'" out '^alpha-branch UNKNOWN:invalid:nvidia.com/cuda.driver.major - - - schedulable ready - - - [0-9a-f-]*$'
 t_run labels2tag -F -b 550 "$DATA/lab-nodes.yaml"
 t_out "-F: YAML the same" \
-	"lab-node-0 550-5.15.0-119-generic-ubuntu22.04 550.90.07 - - schedulable ready - - -" \
-	"lab-node-1 550-5.15.0-107-generic-ubuntu22.04 535.183.06 - - schedulable ready - - -" \
-	"lab-node-2 550-6.8.0-45-generic-ubuntu24.04 550.90.07 - - schedulable ready - - -"
+	"lab-node-0 550-5.15.0-119-generic-ubuntu22.04 550.90.07 - - schedulable ready - - - 6f1c2f4e-8a51-4f4e-9d3a-540164815469" \
+	"lab-node-1 550-5.15.0-107-generic-ubuntu22.04 535.183.06 - - schedulable ready - - - 6f1c2f4e-8a51-4f4e-9d3a-052151099188" \
+	"lab-node-2 550-6.8.0-45-generic-ubuntu24.04 550.90.07 - - schedulable ready - - - 6f1c2f4e-8a51-4f4e-9d3a-610225251663"
 # -F's since and cordoner, from what get --raw answers: the managedFields
 # entry that owns the state label (its last change), the operator's own
 # start time for the two waits it times, and who owns spec.unschedulable.
@@ -108,25 +108,25 @@ sed "s|\"annotations\": {|$mf &|" facts.json >since.json
 t_run labels2tag -F since.json
 t_rc 0 "-F with managedFields"
 t_out "-F: since the state label's last change (the latest owner), cordoned by the owner of spec.unschedulable" \
-	"lab-node-1 535-5.15.0-107-generic-ubuntu22.04 535.183.06 drain-required skip cordoned not-ready was-cordoned 1796031000:label kubectl?cordon"
+	"lab-node-1 535-5.15.0-107-generic-ubuntu22.04 535.183.06 drain-required skip cordoned not-ready was-cordoned 1796031000:label kubectl?cordon 6f1c2f4e-8a51-4f4e-9d3a-052151099188"
 t_is "1796031000 is 2026-11-30T09:30:00Z" "$(date -u -d @1796031000 +%Y-%m-%dT%H:%M:%SZ)" 2026-11-30T09:30:00Z
 sed -e 's/"drain-required"/"validation-required"/' \
 	-e 's/"annotations": {/&"nvidia.com\/gpu-driver-upgrade-validation-start-time": "1796000000", "nvidia.com\/gpu-driver-upgrade-wait-for-pod-completion-start-time": "1795000000", /' since.json >valid.json
 t_run labels2tag -F valid.json
 t_out "-F: in validation-required, since the operator's validation start time" \
-	"lab-node-1 535-5.15.0-107-generic-ubuntu22.04 535.183.06 validation-required skip cordoned not-ready was-cordoned 1796000000:validation kubectl?cordon"
+	"lab-node-1 535-5.15.0-107-generic-ubuntu22.04 535.183.06 validation-required skip cordoned not-ready was-cordoned 1796000000:validation kubectl?cordon 6f1c2f4e-8a51-4f4e-9d3a-052151099188"
 sed 's/"validation-required"/"wait-for-jobs-required"/' valid.json >jobs.json
 t_run labels2tag -F jobs.json
 t_out "-F: in wait-for-jobs-required, since the operator's wait-for-completion start time" \
-	"lab-node-1 535-5.15.0-107-generic-ubuntu22.04 535.183.06 wait-for-jobs-required skip cordoned not-ready was-cordoned 1795000000:jobs kubectl?cordon"
+	"lab-node-1 535-5.15.0-107-generic-ubuntu22.04 535.183.06 wait-for-jobs-required skip cordoned not-ready was-cordoned 1795000000:jobs kubectl?cordon 6f1c2f4e-8a51-4f4e-9d3a-052151099188"
 sed 's/"1795000000"/"soon"/' jobs.json >jobs-bad.json
 t_run labels2tag -F jobs-bad.json
 t_out "-F: a start time that is not Unix seconds falls back to the label's change" \
-	"lab-node-1 535-5.15.0-107-generic-ubuntu22.04 535.183.06 wait-for-jobs-required skip cordoned not-ready was-cordoned 1796031000:label kubectl?cordon"
+	"lab-node-1 535-5.15.0-107-generic-ubuntu22.04 535.183.06 wait-for-jobs-required skip cordoned not-ready was-cordoned 1796031000:label kubectl?cordon 6f1c2f4e-8a51-4f4e-9d3a-052151099188"
 sed -e 's/"drain-required", //' -e 's/"nvidia.com\/gpu-driver-upgrade-state": //' -e 's/"unschedulable": true, //' since.json >nostate.json
 t_run labels2tag -F nostate.json
 t_out "-F: no state, no since; schedulable, no cordoner" \
-	"lab-node-1 535-5.15.0-107-generic-ubuntu22.04 535.183.06 - skip schedulable not-ready was-cordoned - -"
+	"lab-node-1 535-5.15.0-107-generic-ubuntu22.04 535.183.06 - skip schedulable not-ready was-cordoned - - 6f1c2f4e-8a51-4f4e-9d3a-052151099188"
 sed 's/"2024-02-29T23:59:59Z"/"2023-02-29T23:59:59Z"/' since.json >badtime.json
 t_run labels2tag -F badtime.json
 t_rc 2 "-F: a managedFields time the API server would not write (2023-02-29)"

@@ -123,7 +123,7 @@ t_grep "names the item and the field" err '^pdb-check: n\.json: item 0 (Pod): me
 
 t_run pdb-check -p -a pods.json
 t_rc 2 "-p with -a"
-t_err "is a usage error" "usage: pdb-check [-s] node [file] | -a [-s] [file] | -p [file]"
+t_err "is a usage error" "usage: pdb-check [-s] [-y policies] node [file] | -a [-s] [-y policies] [file] | -p [file]"
 t_run pdb-check -p pods.json pods.json
 t_rc 2 "-p with two files"
 t_done

@@ -13,7 +13,7 @@ OLD=535.183.06
 TAG=550-5.15.0-107-generic-ubuntu22.04
 # fact NAME [DRIVER STATE SKIP CORDON READY]: a labels2tag -F record.
 fact() {
-	printf '%s %s %s %s %s %s %s - - -\n' "$1" "$TAG" "${2:-$OLD}" "${3:--}" "${4:--}" \
+	printf '%s %s %s %s %s %s %s - - - -\n' "$1" "$TAG" "${2:-$OLD}" "${3:--}" "${4:--}" \
 		"${5:-schedulable}" "${6:-ready}"
 }
 P() { t_run rollout-plan "$@"; }
@@ -204,7 +204,7 @@ bad() { # bad DESC MESSAGE ARGS...: exit 2, nothing on stdout, stderr MESSAGE
 	t_err "$d: says why" "rollout-plan: $m"
 }
 printf 'n3 %s %s - - schedulable ready -\n' "$TAG" "$OLD" >>facts
-bad "a short facts record" "facts:3: not a labels2tag -F record (node tag driver state skip cordon ready initial since cordoner)" \
+bad "a short facts record" "facts:3: not a labels2tag -F record (node tag driver state skip cordon ready initial since cordoner uid)" \
 	-v "$V" facts draws
 fact n1 >facts
 fact n1 >>facts
@@ -212,11 +212,11 @@ bad "a node twice" "facts:2: node n1 again (first on line 1)" -v "$V" facts draw
 fact N_1 >facts
 bad "not a node name" 'facts:1: "N_1" is not a node name' -v "$V" facts draws
 fact n1 "$OLD" - - drained >facts
-bad "a cordon field that is not one" "facts:1: not a labels2tag -F record (node tag driver state skip cordon ready initial since cordoner)" -v "$V" facts draws
+bad "a cordon field that is not one" "facts:1: not a labels2tag -F record (node tag driver state skip cordon ready initial since cordoner uid)" -v "$V" facts draws
 fact n1 "$OLD" - - schedulable Ready >facts
-bad "a ready field that is not one" "facts:1: not a labels2tag -F record (node tag driver state skip cordon ready initial since cordoner)" -v "$V" facts draws
+bad "a ready field that is not one" "facts:1: not a labels2tag -F record (node tag driver state skip cordon ready initial since cordoner uid)" -v "$V" facts draws
 printf 'n1  %s - - schedulable ready - - -\n' "$OLD" >facts
-bad "an empty tag" "facts:1: not a labels2tag -F record (node tag driver state skip cordon ready initial since cordoner)" -v "$V" facts draws
+bad "an empty tag" "facts:1: not a labels2tag -F record (node tag driver state skip cordon ready initial since cordoner uid)" -v "$V" facts draws
 fact n1 >facts
 echo 'n1 web' >held
 echo n1 >running
@@ -245,6 +245,31 @@ bad "-u 101%" '-u takes a number of nodes or a percentage up to 100% (25%), not 
 bad "-u -1" '-u takes a number of nodes or a percentage up to 100% (25%), not "-1"' -v "$V" -u -1 facts draws
 bad "-v x" '-v "x" is not a driver branch or version (digits and dots, e.g. 550 or 535.104.05)' -v x facts draws
 bad "no such file" "cannot open nofile: No such file or directory" -v "$V" nofile draws
+# -y: each owner's limits apart (upgrade-policy's output): a100 owns three
+# nodes, maxParallelUpgrades 2, maxUnavailable 2; the defaults the other
+# three (1, and 25% of 3: 1).
+for n in a1 a2 a3 d1 d2 d3; do fact "$n"; done >facts
+: >draws
+printf '{"kind":"List","apiVersion":"v1","items":[]}\n' >objects.json
+{
+	for n in a1 a2 a3; do echo "node $n nvidiadriver/a100"; done
+	for n in d1 d2 d3; do echo "node $n nvidiadriver/default"; done
+	upgrade-policy -U maxParallelUpgrades=2 -U maxUnavailable=2 objects.json | sed -n 's|^policy - |policy nvidiadriver/a100 |p'
+	upgrade-policy objects.json | sed -n 's|^policy - |policy nvidiadriver/default |p'
+} >owners.pol
+P -v "$V" -y owners.pol facts draws
+t_rc 0 "-y: two owners"
+t_out "two of a100's start, one of the default's; each owner's unavailable said" \
+	"START a1 $TAG" "START a2 $TAG" "WAIT a3 parallel" "START d1 $TAG" "WAIT d2 parallel" "WAIT d3 parallel" \
+	"UNAVAILABLE 0 2 nvidiadriver/a100" "UNAVAILABLE 0 1 nvidiadriver/default"
+P -D -v "$V" -y owners.pol facts draws
+t_out "-D -y: the whole rollout, each owner's slots apart" \
+	"START a1 $TAG" "START a2 $TAG" "START d1 $TAG" "START a3 $TAG" "START d2 $TAG" "START d3 $TAG" \
+	"UNAVAILABLE 0 2 nvidiadriver/a100" "UNAVAILABLE 0 1 nvidiadriver/default"
+grep -v ' a3 ' owners.pol >owners.short
+bad "a node with no policy" "owners.short: node a3 has no upgradePolicy (upgrade-policy's output for every GPU node)" -v "$V" -y owners.short facts draws
+P -v "$V" -p 2 -y owners.pol facts draws
+t_rc 2 "-p with -y: the policy has the limits"
 P facts draws
 t_rc 2 "no -v"
 t_grep "gives the usage" err "^usage: rollout-plan "
