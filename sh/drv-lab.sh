@@ -122,7 +122,7 @@ put() {
 		lab_die "cannot install $2"
 	fi
 }
-for t in labels2tag matrix-grep pdb-check report-fmt drv-tag.sh drv-audit.sh drv-upgrade.sh drv-states.sh; do
+for t in labels2tag matrix-grep pdb-check report-fmt upgrade-policy drv-tag.sh drv-audit.sh drv-upgrade.sh drv-states.sh; do
 	put "$here/$t" "$home/bin/$t"
 done
 # The library these tools were built with: the one this script sourced.
@@ -253,8 +253,12 @@ step "7. image first, then headroom, then the whole way (drv-upgrade.sh)"
 add_row lab-node-1 -b 550
 k -n gpu-drv patch pdb trainer-pdb --type=merge -p '{"spec":{"minAvailable":3}}' >/dev/null
 wait_until "trainer-pdb status: 1 disruption allowed" pdb_settled 1
-run "$home/drv-upgrade.sh" -L -t 20 -d "$out/drain-ok.txt" lab-node-1 550.90.07 \
-	>"$out/upgrade.out" 2>"$out/upgrade.log"
+# The lab's upgradePolicy, stated as flags over the cluster's: the drain
+# of step 6, every pod of the node (its trainers hold no GPU), emptyDir data
+# let go, with no pod deletion first; 20 s for it.
+show "   policy: -U podDeletionFilter=none -U drain.enable=true -U drain.deleteEmptyDir=true -t 20"
+run "$home/drv-upgrade.sh" -L -U podDeletionFilter=none -U drain.enable=true -U drain.deleteEmptyDir=true \
+	-t 20 -d "$out/drain-ok.txt" lab-node-1 550.90.07 >"$out/upgrade.out" 2>"$out/upgrade.log"
 show_sed 's/^drv-upgrade.sh: /   /' "$out/upgrade.log"
 [ "$rc" -eq 0 ] || lab_die "drv-upgrade.sh exited $rc"
 wait_until "four trainer pods Running again" four_running

@@ -3,13 +3,16 @@
 # version, with drv-upgrade.sh's steps and states, a node started as soon as
 # a slot frees and the GPU Operator's upgradePolicy limits
 # (maxParallelUpgrades, maxUnavailable) and the PodDisruptionBudgets allow
-# it (rollout-plan decides).  It refuses before any change when an
-# image is missing, and the nodes' upgrade-state labels are its only record:
-# run again after a crash, it carries on from where each node stands.
+# it (rollout-plan decides), each owner's (NVIDIADriver, ClusterPolicy)
+# apart.  It refuses before any change when an image is missing or the
+# operator's own upgrades are on, can take a canary first, stops after the
+# failures it allows, and the nodes' upgrade-state labels are its only
+# record: run again after a crash, it carries on from where each node
+# stands.
 set -eu
 
 prog=drv-rollout.sh
-usage_line="usage: $prog [-cDL] [-l selector] [-p max-parallel] [-u max-unavailable] [-m matrix | -r repository [-I]] [-t drain-timeout] [-g validate-timeout] [-w budget-wait] [-j job-selector [-J job-timeout]] [-n driver-namespace] [-s driver-selector] [-o log-dir] [-M metrics-file] version"
+usage_line="usage: $prog [-cDfL] [-U field=value]... [-l selector] [-p max-parallel] [-u max-unavailable] [-C canary-count | -S canary-selector] [-k max-failures] [-m matrix | -r repository [-I]] [-t drain-timeout] [-g validate-timeout] [-w budget-wait] [-j job-selector [-J job-timeout]] [-V gate-manifest [-G gate-timeout] [-e gate-namespace]] [-n driver-namespace] [-s driver-selector] [-o log-dir] [-M metrics-file] version"
 
 # gpudrv-lib.sh is in ../lib/gpudrv from this script's real directory (links
 # followed): where make puts it in the build tree, and make install in LIBDIR.
@@ -22,10 +25,19 @@ matrix_given=
 repo=
 insecure=
 selector=
-max_parallel=1      # maxParallelUpgrades (0: no limit), the ClusterPolicy's default
-max_unavailable=25% # maxUnavailable, its default
+max_parallel=       # -p: maxParallelUpgrades over the policy's (0: no limit)
+max_unavailable=    # -u: maxUnavailable over the policy's
 dry_run=0
-keep_going=0
+keep_going=0        # -c: no number of failures stops it
+max_failures=1      # -k: the failures after which no node starts
+force=0             # -f: beside the operator's own upgrades (autoUpgrade)
+canary_count=       # -C: the first N nodes alone, first
+canary_sel=         # -S: the nodes this selector picks alone, first
+policy_u=           # -U: fields of the policy, quoted words (policy_option)
+policy_r=
+gate_manifest=      # -V, -G, -e: drv-upgrade.sh's health gate, passed on
+gate_timeout=
+gate_ns=
 logdir=
 metrics=        # -M: a node_exporter textfile
 budget_wait=120 # -w: how long a node whose drain the budgets refuse is waited for
@@ -37,12 +49,33 @@ driver_ns=
 driver_sel=
 wait_sel=
 wait_timeout=
-eval "set -- $(gpudrv_opts 'l:selector p:max-parallel u:max-unavailable m:matrix r:registry t:drain-timeout g:validate-timeout J:wait-timeout j:wait-for w:budget-wait n:driver-namespace s:driver-selector o:log-dir M:metrics' "$@")"
+# The command that runs this rollout again, as typed.
+rerun=$prog
+for a; do rerun="$rerun $(shw "$a")"; done
+eval "set -- $(gpudrv_opts 'l:selector p:max-parallel u:max-unavailable m:matrix r:registry t:drain-timeout g:validate-timeout J:wait-timeout j:wait-for w:budget-wait n:driver-namespace s:driver-selector o:log-dir M:metrics U:policy C:canary S:canary-selector k:max-failures V:gate G:gate-timeout e:gate-namespace' "$@")"
 while [ $# -gt 0 ]; do
 	case $1 in
 	--) shift; break ;;
 	-c | --keep-going) keep_going=1 ;;
 	-D | --dry-run) dry_run=1 ;;
+	-f | --force) force=1 ;;
+	-U | --policy) policy_option "$@"; shift ;;
+	-C | --canary)
+		need_arg "$@"
+		case $2 in '' | *[!0-9]* | 0) say "$1 takes a number of nodes, 1 or more, not '$(printf '%s' "$2" | tr -c '[:print:]' '?' | cut -c1-40)'" && usage ;; esac
+		canary_count=$2
+		shift
+		;;
+	-S | --canary-selector) need_arg "$@"; check_value "$1" "$2" "a label selector (pool=canary)"; canary_sel=$2; shift ;;
+	-k | --max-failures)
+		need_arg "$@"
+		case $2 in '' | *[!0-9]* | 0) say "$1 takes a number of failures, 1 or more, not '$(printf '%s' "$2" | tr -c '[:print:]' '?' | cut -c1-40)'" && usage ;; esac
+		max_failures=$2
+		shift
+		;;
+	-V | --gate) need_arg "$@"; check_file "$1" "$2"; gate_manifest=$2; shift ;;
+	-G | --gate-timeout) need_arg "$@"; gate_timeout=$(seconds "$2" "$1") || finish 2; shift ;;
+	-e | --gate-namespace) need_arg "$@"; check_value "$1" "$2" "a namespace"; gate_ns=$2; shift ;;
 	-L | --lab) lab=1 ;;
 	-l | --selector) need_arg "$@"; check_value "$1" "$2" "a label selector (pool=a100)"; selector=$2; shift ;;
 	-p | --max-parallel) need_arg "$@"; max_parallel=$2; shift ;;
@@ -59,15 +92,30 @@ while [ $# -gt 0 ]; do
 done
 [ $# -eq 1 ] || usage
 upgrade_options_end
+if [ -n "$canary_count" ] && [ -n "$canary_sel" ]; then
+	say "-C takes the first nodes as the canary, -S those a selector picks: one or the other"
+	usage
+fi
+if [ -n "$gate_manifest$gate_timeout$gate_ns" ] && [ -z "$gate_manifest" ]; then
+	say "-G and -e are the health gate's: give -V too"
+	usage
+fi
+[ "$keep_going" = 0 ] || max_failures=0
 version=$1
 driver_version "$version"
 image_source
 planner=$(find_tool rollout-plan) || finish 2
-# -p and -u are the planner's to judge, before any request.
-if ! why=$("$planner" -v "$version" -p "$max_parallel" -u "$max_unavailable" /dev/null /dev/null 2>&1 >/dev/null); then
+upgrade_policy=$(find_tool upgrade-policy) || finish 2
+# -p and -u are the planner's to judge, before any request; every flag that
+# sets a field of the policy is upgrade-policy's.
+if [ -n "$max_parallel$max_unavailable" ] &&
+	! why=$("$planner" -v "$version" -p "${max_parallel:-1}" -u "${max_unavailable:-25%}" /dev/null /dev/null 2>&1 >/dev/null); then
 	say "${why#rollout-plan: }"
 	usage
 fi
+policy_flags
+# shellcheck disable=SC2119 # it reads $policy_set, not the script's arguments
+policy_check
 labels2tag=$(find_tool labels2tag) || finish 2
 matrix_grep=$(find_tool matrix-grep) || finish 2
 pdb_check=$(find_tool pdb-check) || finish 2
@@ -117,7 +165,26 @@ read_facts() {
 	# for the next run.
 	[ ! -f "$tmp/scope" ] || awk 'NR == FNR { s[$1] = 1; next } $1 in s' "$tmp/scope" "$tmp/sel" >"$tmp/sel.in"
 	[ ! -f "$tmp/scope" ] || mv "$tmp/sel.in" "$tmp/sel"
+	# shellcheck disable=SC2119 # it reads $policy_set
+	policies || return 2
 	classify
+}
+# policies: the upgradePolicy in force for every GPU node (upgrade-policy:
+# its owner's, the defaults, the flags), into $tmp/policy, from the
+# operator's objects read at the start and the nodes just read: each
+# owner's limits are the planner's (-y), and every drv-upgrade.sh gets the
+# objects (-O).
+# shellcheck disable=SC2120 # set from $policy_set
+policies() {
+	eval "set -- $policy_set"
+	"$upgrade_policy" "$@" "$tmp/objects" "$tmp/all.json" >"$tmp/policy" 2>"$tmp/policy.err" && {
+		# (a field the operator does not read: said once)
+		[ -s "$tmp/policy.said" ] || ! [ -s "$tmp/policy.err" ] || { sed 's/^/    /' "$tmp/policy.err" >&2 && cp "$tmp/policy.err" "$tmp/policy.said"; }
+		return 0
+	}
+	say "the upgradePolicy of the GPU nodes cannot be read:"
+	sed 's/^/    /' "$tmp/policy.err" >&2 || :
+	return 2
 }
 # classify: what each node of the rollout is now, into $tmp/mine: the
 # planner's DONE (at the version, upgrade-done or no state), SKIP (the
@@ -141,7 +208,7 @@ facts_or_die() {
 # the first plan: later each decision reads again the pods of the nodes it
 # acts on (decide).
 read_draws() {
-	get_draws "$tmp/draws" || stop_rollout 2
+	get_draws "$tmp/draws" "$tmp/policy" || stop_rollout 2
 }
 
 # plan OUT DRAWS [-D]: rollout-plan's decisions (rollout-plan(1)) into OUT,
@@ -155,7 +222,7 @@ read_draws() {
 # (DONE, SKIP, FAILED); with -D the whole rollout, as if the nodes ended in
 # the order they started.
 plan() {
-	"$planner" ${3:+"$3"} -v "$version" -p "$max_parallel" -u "$max_unavailable" -s "$tmp/sel" -r "$tmp/running" \
+	"$planner" ${3:+"$3"} -v "$version" -y "$tmp/policy" -s "${plan_scope:-$tmp/sel}" -r "$tmp/running" \
 		-k "$tmp/held" -g "$tmp/gone" "$tmp/facts" "$2" >"$1" 2>"$tmp/plan.err" && return 0
 	say "the planner cannot decide:"
 	sed 's/^/    /' "$tmp/plan.err" >&2 || :
@@ -202,7 +269,7 @@ decide() {
 			cat "$tmp/pods.$bn" >>"$tmp/pp"
 		done <"$tmp/stale"
 		pc=0
-		"$pdb_check" -a "$tmp/pp" >"$tmp/draws.now" || pc=$?
+		"$pdb_check" -a -y "$tmp/policy" "$tmp/pp" >"$tmp/draws.now" || pc=$?
 		if [ "$pc" -gt 1 ]; then
 			say "pdb-check cannot judge the budgets and the pods of $(tr '\n' ' ' <"$tmp/stale")(exit $pc)"
 			stop_rollout 2
@@ -426,6 +493,12 @@ if [ "$dry_run" = 0 ]; then
 	rollout_lock "$server"
 fi
 
+# Step 0: the GPU Operator's objects, where its upgradePolicy is: read once
+# (every drv-upgrade.sh gets them as read, -O).
+if ! get_targets "$tmp/objects"; then
+	say "the GPU Operator's objects, where its upgradePolicy is, cannot be read; nothing was changed"
+	stop_rollout 2
+fi
 # Step 1: the nodes, and the image each would need.
 facts_or_die
 total=$(grep -c . "$tmp/sel") || :
@@ -493,6 +566,27 @@ if grep -q '^FAILED ' "$tmp/mine" && [ "$keep_going" = 0 ]; then
 	summary 1
 fi
 
+# The owners of the rollout's nodes, and their policies: $tmp/owned.  Two
+# controllers must never move one node: where an owner's policy says
+# autoUpgrade, the operator's upgrade controller upgrades its nodes itself,
+# and the rollout refuses them all unless -f.
+awk 'FILENAME == ARGV[1] { s[$1] = 1; next } $1 == "node" && ($2 in s) { print $3 }' "$tmp/todo" "$tmp/policy" |
+	sort -u >"$tmp/owners"
+awk 'FILENAME == ARGV[1] { o[$1] = 1; next } $1 == "policy" && ($2 in o)' "$tmp/owners" "$tmp/policy" >"$tmp/owned"
+awk '$3 == "autoUpgrade" && $5 == "true" { print $2, $4 }' "$tmp/owned" >"$tmp/auto"
+if [ -s "$tmp/auto" ] && [ "$force" = 0 ]; then
+	while read -r ao as; do
+		if [ "$as" = default ]; then
+			say "$ao has no upgradePolicy, and an NVIDIADriver's upgrades are automatic by default: the GPU Operator's upgrade controller upgrades its nodes itself"
+		else
+			say "$ao's upgradePolicy says autoUpgrade: true: the GPU Operator's upgrade controller upgrades its nodes itself"
+		fi
+	done <"$tmp/auto"
+	say "two controllers must never move one node: set autoUpgrade: false there, or, if the operator's upgrade controller does not run, go on with -f; nothing was changed"
+	summary 2
+fi
+[ ! -s "$tmp/auto" ] || say "warning: autoUpgrade is true for $(cut -d' ' -f1 "$tmp/auto" | tr '\n' ' ')and -f goes on beside the operator's upgrade controller"
+
 # Step 3: node by node, as slots free.  Each start is decided from the
 # cluster as it is then: the nodes just read, the budgets and pods just read,
 # and the nodes under way (a dry run decides them all from now, as if the
@@ -516,17 +610,53 @@ blocked() {
 }
 
 # say_left KIND: the nodes the plan's KIND lines (LEFT, WAIT) leave with
-# nothing under way, said with the limit that holds them; status 1 if none.
+# nothing under way, said with the limit that holds them (each owner's);
+# status 1 if none.
 say_left() {
 	left=$(grep -c "^$1 " "$tmp/plan") || :
 	[ "$left" -gt 0 ] || return 1
-	unav=$(sed -n 's/^UNAVAILABLE //p' "$tmp/plan")
-	say "$left node(s) left: ${unav% *} GPU node(s) are cordoned or not Ready, and maxUnavailable is ${unav#* } (-u $max_unavailable)"
+	sed -n 's/^UNAVAILABLE //p' "$tmp/plan" | while read -r un um uo; do
+		[ "$un" -ge "$um" ] || continue
+		[ "$uo" != - ] || uo=
+		say "$left node(s) left: $un GPU node(s)${uo:+ of $uo} are cordoned or not Ready, and maxUnavailable is $um"
+	done
 }
 
-if [ "$dry_run" = 1 ]; then
+# The canary (-C, -S): those nodes alone first, each to its end (its
+# health gate too, -V); the rest only if none of them failed.  -C: the
+# first N the plan would start; -S: those its selector picks.  Into
+# $tmp/canary, the scope of the plan meanwhile (plan_scope).
+canary_pick() {
+	if [ -n "$canary_sel" ]; then
+		node_list "/api/v1/nodes?labelSelector=$(urlencode "$L_PRESENT=true,$canary_sel")" "$tmp/canary.json" "$tmp/canary.facts" ||
+			stop_rollout 2
+		awk 'FILENAME == ARGV[1] { t[$1] = 1; next } ($1 in t) { print $1 }' "$tmp/todo" "$tmp/canary.facts" | sort >"$tmp/canary"
+		[ -s "$tmp/canary" ] || die "-S $canary_sel picks no node this rollout upgrades; nothing was changed"
+	else
+		plan "$tmp/canary.plan" "$tmp/draws" -D || stop_rollout 2
+		sed -n 's/^START \([^ ]*\) .*/\1/p' "$tmp/canary.plan" | head -n "$canary_count" | sort >"$tmp/canary"
+	fi
+}
+canary=0
+if [ -n "$canary_count$canary_sel" ]; then
 	read_draws
+	canary_pick
+	canary=1
+	plan_scope=$tmp/canary
+	say "canary: $(tr '\n' ' ' <"$tmp/canary")alone first; the other nodes only once none of them failed"
+fi
+
+if [ "$dry_run" = 1 ]; then
+	# The policy of each owner of the rollout's nodes, field by field, and
+	# where each came from (upgrade-policy's lines), then the plan: all of
+	# it once every read it rests on is made.
+	[ "$canary" = 1 ] || read_draws
+	plan_scope=
 	plan "$tmp/plan" "$tmp/draws" -D || finish 2
+	cp "$tmp/owned" "$tmp/stdout"
+	[ "$canary" = 0 ] || sed 's/^/canary /' "$tmp/canary" >>"$tmp/stdout"
+	emit "$tmp/stdout" 0
+	: >"$tmp/stdout"
 	# The plan's records in one pass (5,000 nodes are 5,000 lines): each
 	# start numbered, each wait, and for a blocked drain pdb-check's lines
 	# of the node (the plan), then "node skipped budget".
@@ -552,6 +682,7 @@ tick=1
 # start NODE: its drv-upgrade.sh, -R so that a signal leaves a state to
 # resume from; its words in its log; its state changes as they come.
 start() {
+	node=$1
 	n_started=$((n_started + 1))
 	out "start $n_started $1 $(tag_of "$1")"
 	echo "$1" >>"$tmp/gone"
@@ -564,10 +695,14 @@ start() {
 	# here, by stopping the nodes under way (-R: resumable).
 	(
 		unset GPUDRV_TIMEOUT
-		exec "$drv_upgrade" -R -N -P ${lab:+-L} -b "$tmp/judged.$1" -m "$matrix" ${drain_timeout:+-t "$drain_timeout"} \
+		# shellcheck disable=SC2086 # quoted words, for eval
+		eval "set -- $policy_u"
+		[ "$force" = 0 ] || set -- -f "$@"
+		[ -z "$gate_manifest" ] || set -- "$@" -V "$gate_manifest" ${gate_timeout:+-G "$gate_timeout"} ${gate_ns:+-e "$gate_ns"}
+		exec "$drv_upgrade" -R -N -P ${lab:+-L} -b "$tmp/judged.$node" -O "$tmp/objects" -m "$matrix" ${drain_timeout:+-t "$drain_timeout"} \
 			${validate_timeout:+-g "$validate_timeout"} ${wait_sel:+-j "$wait_sel"} ${wait_timeout:+-J "$wait_timeout"} \
-			${driver_ns:+-n "$driver_ns"} ${driver_sel:+-s "$driver_sel"} \
-			"$1" "$version"
+			${driver_ns:+-n "$driver_ns"} ${driver_sel:+-s "$driver_sel"} "$@" \
+			"$node" "$version"
 	) >"$logdir/$1.out" 2>>"$logdir/$1.log" </dev/null &
 	running="$running $!"
 	echo "$!" >"$tmp/pid.$1"
@@ -647,8 +782,10 @@ ended() {
 }
 
 stopped=0
-halt=           # a node failed (no -c): no node starts after it
-read_draws
+halt=           # -k failures (1 without -c): no node starts after them
+n_failed_run=0  # the nodes this run failed
+failed_run=
+[ "$canary" = 1 ] || read_draws
 while :; do
 	if [ -z "$halt" ]; then
 		decide
@@ -683,6 +820,13 @@ while :; do
 	metrics_write
 	if [ -z "$under" ]; then
 		[ -z "$halt" ] || break
+		if [ "$canary" = 1 ] && [ "$waiting" = 0 ]; then
+			# The canary is through, none failed: the other nodes now.
+			say "canary passed: $(tr '\n' ' ' <"$tmp/canary")went through; the other nodes now"
+			canary=0
+			plan_scope=
+			continue
+		fi
 		if [ "$waiting" = 1 ]; then
 			[ "$(time_left)" -gt 5 ] || gpudrv_abort "the run's deadline came ($gpudrv_why) while nodes waited for their budgets"
 			nap 5
@@ -711,13 +855,25 @@ while :; do
 		stop_rollout 2
 	fi
 	recent=$under
-	if [ -n "$failed_now" ] && [ "$keep_going" = 0 ] && [ -z "$halt" ]; then
-		halt=$failed_now
-		[ -z "$under" ] || say "${failed_now# } failed: no node starts after it; the node(s) under way (${under# }) go on to their end"
+	for bn in $failed_now; do n_failed_run=$((n_failed_run + 1)) && failed_run="$failed_run $bn"; done
+	if [ -n "$failed_now" ] && [ -z "$halt" ] &&
+		{ [ "$canary" = 1 ] || { [ "$max_failures" -gt 0 ] && [ "$n_failed_run" -ge "$max_failures" ]; }; }; then
+		halt=$failed_run
+		if [ "$canary" = 1 ]; then
+			what="the canary failed (${failed_run# })"
+		else
+			what="$n_failed_run node(s) failed (${failed_run# }), -k $max_failures"
+		fi
+		[ -z "$under" ] || say "$what: no node starts after it; the node(s) under way (${under# }) go on to their end"
 	fi
 done
 if [ -n "$halt" ]; then
-	say "stopped: ${halt# } failed; run again with -c to go on past it"
+	if [ "$canary" = 1 ]; then
+		say "stopped: the canary failed: ${halt# }; the other nodes are left as they are"
+	else
+		say "stopped: ${halt# } failed (-k $max_failures); the nodes not started are left as they are"
+	fi
+	say "see why (drv-states.sh, the nodes' logs), then resume, past the failed: $rerun -c"
 	stopped=1
 fi
 

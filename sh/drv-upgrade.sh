@@ -1,15 +1,17 @@
 #!/bin/sh
 # drv-upgrade.sh: move one GPU node to a new driver in the only safe order:
-# image first, budget headroom, cordon and drain (with a timeout), driver,
-# validation, uncordon, audit.  It records the GPU Operator's upgrade-state
-# label as it goes and never leaves a node cordoned without saying so.  As the
-# operator, it waits for the jobs named by -j after the cordon, leaves a node
-# cordoned before cordoned (its initial-state annotation), and leaves alone a
-# node labelled nvidia.com/gpu-driver-upgrade.skip=true.
+# image first, budget headroom, cordon, the pods the cluster's upgradePolicy
+# removes (with a timeout), driver, validation, a GPU health check, uncordon,
+# audit.  It records the GPU Operator's upgrade-state label (and an Event) as
+# it goes and never leaves a node cordoned without saying so.  As the
+# operator, it waits for the jobs the policy names after the cordon, removes
+# the pods that hold a GPU (or drains, as the policy says), leaves a node
+# cordoned before cordoned, and leaves alone a node labelled
+# nvidia.com/gpu-driver-upgrade.skip=true.
 set -eu
 
 prog=drv-upgrade.sh
-usage_line="usage: $prog [-LNPR] [-b budgets-read] [-d drain-log] [-m matrix] [-t drain-timeout] [-w budget-wait] [-g validate-timeout] [-j job-selector [-J job-timeout]] [-n driver-namespace] [-s driver-selector] node version"
+usage_line="usage: $prog [-fLNPR] [-U field=value]... [-O objects] [-b budgets-read] [-d drain-log] [-m matrix] [-t drain-timeout] [-w budget-wait] [-g validate-timeout] [-j job-selector [-J job-timeout]] [-V gate-manifest [-G gate-timeout] [-e gate-namespace]] [-n driver-namespace] [-s driver-selector] node version"
 
 # gpudrv-lib.sh is in ../lib/gpudrv from this script's real directory (links
 # followed): where make puts it in the build tree, and make install in LIBDIR.
@@ -18,30 +20,43 @@ lib=$(dirname -- "$(readlink -f -- "$0")")/../lib/gpudrv/gpudrv-lib.sh
 if [ -r "$lib" ]; then . "$lib"; else echo "$prog: $lib not found: install gpudrv whole (make install)" >&2 && exit 2; fi
 
 lab=0
+force=0        # -f: go on where the policy says autoUpgrade (the operator acts too)
 resumable=0    # -R: a signal leaves a state to resume from, not upgrade-failed
 no_audit=0     # -N: no fleet audit at the end
 progress=0     # -P: a record on standard output at each change of state (drv-rollout.sh reads them)
 matrix=${GPUDRV_MATRIX:-$default_matrix}
-drain_timeout=300
+drain_timeout= # -t: podDeletion's and drain's timeoutSeconds, as a flag
 budget_wait=0
 validate_timeout=600
 driver_ns=gpu-operator
 driver_sel=app=nvidia-driver-daemonset
 drain_log=
 budgets_read=  # -b: the budgets and the node's pods as the caller just read them
-wait_sel=      # -j: the pods to wait for after the cordon (waitForCompletion.podSelector)
-wait_timeout=  # -J: how long, 0 for as long as the run lasts (waitForCompletion.timeoutSeconds)
+objects=       # -O: the GPU Operator's objects as the caller just read them
+wait_sel=      # -j: waitForCompletion.podSelector, as a flag
+wait_timeout=  # -J: waitForCompletion.timeoutSeconds, as a flag
+policy_u=      # -U: FIELD=VALUE flags over the policy, quoted words (policy_option)
+policy_r=      # the same, for the command that resumes
+gate_manifest= # -V: the health gate's pod manifest
+gate_timeout=300
+gate_ns=gpudrv
 # The API server judges selectors and names (before the node is touched);
 # upgrade_option only what is empty or would garble a message or a request.
-eval "set -- $(gpudrv_opts 'b:budgets-read d:drain-log m:matrix t:drain-timeout w:budget-wait g:validate-timeout j:wait-for J:wait-timeout n:driver-namespace s:driver-selector' "$@")"
+eval "set -- $(gpudrv_opts 'b:budgets-read d:drain-log m:matrix t:drain-timeout w:budget-wait g:validate-timeout j:wait-for J:wait-timeout n:driver-namespace s:driver-selector U:policy O:objects V:gate G:gate-timeout e:gate-namespace' "$@")"
 while [ $# -gt 0 ]; do
 	case $1 in
 	--) shift; break ;;
+	-f | --force) force=1 ;;
 	-L | --lab) lab=1 ;;
 	-R | --resumable) resumable=1 ;;
 	-N | --no-audit) no_audit=1 ;;
 	-P | --progress) progress=1 ;;
 	-b | --budgets-read) need_arg "$@"; check_file "$1" "$2"; budgets_read=$2; shift ;;
+	-O | --objects) need_arg "$@"; check_file "$1" "$2"; objects=$2; shift ;;
+	-U | --policy) policy_option "$@"; shift ;;
+	-V | --gate) need_arg "$@"; check_file "$1" "$2"; gate_manifest=$2; shift ;;
+	-G | --gate-timeout) need_arg "$@"; gate_timeout=$(seconds "$2" "$1") || finish 2; shift ;;
+	-e | --gate-namespace) need_arg "$@"; check_value "$1" "$2" "a namespace"; gate_ns=$2; shift ;;
 	-d | --drain-log) need_arg "$@"; drain_log=$2; shift ;;
 	-m | --matrix) source_option "$@"; shift ;;
 	-t | --drain-timeout | -w | --budget-wait | -g | --validate-timeout | -j | --wait-for | -J | --wait-timeout | \
@@ -52,16 +67,28 @@ while [ $# -gt 0 ]; do
 done
 [ $# -eq 2 ] || usage
 upgrade_options_end
-wait_timeout=${wait_timeout:-0}
 labels2tag=$(find_tool labels2tag) || finish 2
 matrix_grep=$(find_tool matrix-grep) || finish 2
 pdb_check=$(find_tool pdb-check) || finish 2
+upgrade_policy=$(find_tool upgrade-policy) || finish 2
 drv_audit=$(find_tool drv-audit.sh) || finish 2
-# The options again, quoted for a shell: the command that resumes.
-resume_opts="-m $(shq "$matrix") -t $drain_timeout -w $budget_wait -g $validate_timeout"
+gate_pod=
+[ -z "$gate_manifest" ] || gate_pod=$(find_tool gate-pod) || finish 2
+# The flags that set fields of the policy, then every -U (which wins).
+policy_flags
+# shellcheck disable=SC2119 # it reads $policy_set, not the script's arguments
+policy_check
+# The options again, quoted for a shell: the command that resumes (the
+# policy's flags as given: the cluster's objects are read again).
+resume_opts="-m $(shq "$matrix") -w $budget_wait -g $validate_timeout"
 resume_opts="$resume_opts -n $(shq "$driver_ns") -s $(shq "$driver_sel")"
+[ -z "$drain_timeout" ] || resume_opts="$resume_opts -t $drain_timeout"
 [ -z "$drain_log" ] || resume_opts="$resume_opts -d $(shq "$drain_log")"
-[ -z "$wait_sel" ] || resume_opts="$resume_opts -j $(shq "$wait_sel") -J $wait_timeout"
+[ -z "$wait_sel" ] || resume_opts="$resume_opts -j $(shq "$wait_sel")"
+[ -z "$wait_timeout" ] || resume_opts="$resume_opts -J $wait_timeout"
+[ -z "$policy_u" ] || resume_opts="$resume_opts$policy_r"
+[ -z "$gate_manifest" ] || resume_opts="$resume_opts -V $(shq "$gate_manifest") -G $gate_timeout -e $(shq "$gate_ns")"
+[ "$force" = 0 ] || resume_opts="-f $resume_opts"
 [ "$lab" = 0 ] || resume_opts="-L $resume_opts"
 [ "$resumable" = 0 ] || resume_opts="-R $resume_opts"
 [ "$no_audit" = 0 ] || resume_opts="-N $resume_opts"
@@ -76,18 +103,27 @@ if [ -n "$drain_log" ] && ! writable "$drain_log"; then
 fi
 
 phase=none       # none, cordoned, drained, uncordoned, validated, finished: what the failure path must undo
-initial_note=    # the initial-state annotation to write with the cordon (a node cordoned by hand)
+initial_note=    # the initial-state annotation to write with the cordon (a node cordoned by someone else)
 prev_state=      # the state label before we touched it
 state_set=0      # 1 once we have written the state label
 we_cordoned=0
 cordoned=0       # 1 from our cordon until the node is schedulable again
 cur_state=       # the state label as we last set it (or found it)
-# The run's deadline: each step's own timeout (a day for -J 0, the wait
-# without a timeout of its own), 120 s for the other requests, and three
-# request timeouts kept to put the node back (GPUDRV_TIMEOUT replaces the whole).
-jobs_time=0
-if [ -n "$wait_sel" ]; then jobs_time=$wait_timeout; [ "$jobs_time" -gt 0 ] || jobs_time=86400; fi
-gpudrv_start $((budget_wait + drain_timeout + validate_timeout + jobs_time + 120)) 3
+gate_name=       # the health gate's pod while it exists
+n_uid=           # the node's uid, once read: its Events name it
+# The run's deadline, made again once the policy's timeouts are known
+# (policy): for now, the steps this script times itself, and three request
+# timeouts kept to put the node back (GPUDRV_TIMEOUT replaces the whole).
+gpudrv_start $((budget_wait + validate_timeout + 300)) 3
+host=$(uname -n)
+host=$(printf '%s' "$host" | tr -c 'A-Za-z0-9.-' '-' | cut -c1-63)
+
+# The manifest of the health gate, made into the pod gpudrv creates before
+# anything else is read: a manifest gate-pod refuses stops the run here.
+if [ -n "$gate_manifest" ] && ! "$gate_pod" -n "$gate_ns" "$node" "$gate_manifest" >"$tmp/gate.json" 2>"$tmp/err"; then
+	sed 's/^/    /' "$tmp/err" >&2 || :
+	die "the health gate's manifest $gate_manifest (-V) cannot be used: see above; nothing was changed"
+fi
 
 # Records (-P) go to the standard output the script was given, as they come,
 # even while a failure path silences its messages.
@@ -96,11 +132,13 @@ exec 3>&1
 # facts FILE: the node in FILE (its JSON) read by labels2tag -F, the one
 # reader of a node: $n_tag (the tag it needs for $version, or UNKNOWN:...),
 # $n_driver (major.minor.rev or -), $n_state (or -), $n_skip (skip or -),
-# $n_cordon (cordoned or schedulable), $n_initial (was-cordoned or -).
-# Status 2 with the reason in $tmp/err when FILE is not this node whole.
+# $n_cordon (cordoned or schedulable), $n_initial (was-cordoned: the
+# operator's record of a cordon before the upgrade; gpudrv: this tool's of
+# the cordon its upgrade set; or -), $n_uid (or -).  Status 2 with the
+# reason in $tmp/err when FILE is not this node whole.
 facts() {
 	"$labels2tag" -F -b "$major" "$1" >"$tmp/facts" 2>"$tmp/err" || return 2
-	read -r n_name n_tag n_driver n_state n_skip n_cordon _ n_initial _ <"$tmp/facts" || {
+	read -r n_name n_tag n_driver n_state n_skip n_cordon _ n_initial _ _ n_uid _ <"$tmp/facts" || {
 		echo "no record of the node in the API's answer" >"$tmp/err"
 		return 2
 	}
@@ -124,12 +162,38 @@ record() {
 	[ "$progress" = 1 ] || return 0
 	printf '%s %s\n' "$node" "$*" >&3 2>/dev/null || gpudrv_abort "cannot write to standard output"
 }
+# event TYPE REASON MESSAGE: an Event on the node (Normal or Warning), as
+# kubectl describe node shows them, from source gpudrv, as the GPU
+# Operator's upgrade manager records its own: one POST in namespace
+# default, where the Events of nodes go.  An Event that cannot be written
+# (no right to create events there) is said once, and the upgrade goes on
+# without them: they tell, they decide nothing.
+events=1
+event() {
+	[ "$events" = 1 ] && [ -n "$n_uid" ] || return 0
+	ev_now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+	ev_msg=$(printf '%s' "$3" | tr -c '[:print:]' ' ' | cut -c1-1000 | sed 's/[\\"]/\\&/g')
+	ev_uid=
+	[ "$n_uid" = - ] || ev_uid=",\"uid\":\"$n_uid\""
+	printf '{"apiVersion":"v1","kind":"Event","metadata":{"generateName":"%s.","namespace":"default","labels":{"app.kubernetes.io/part-of":"gpudrv"}},"involvedObject":{"apiVersion":"v1","kind":"Node","name":"%s"%s},"reason":"%s","message":"%s","type":"%s","source":{"component":"gpudrv","host":"%s"},"reportingComponent":"gpudrv","reportingInstance":"%s","firstTimestamp":"%s","lastTimestamp":"%s","count":1}\n' \
+		"$node" "$node" "$ev_uid" "$2" "$ev_msg" "$1" "$host" "$host" "$ev_now" "$ev_now" >"$tmp/event.json"
+	kc /dev/null "$tmp/event.err" create --raw /api/v1/namespaces/default/events -f "$tmp/event.json" && return 0
+	events=0
+	[ "$gpudrv_stopping" = 1 ] ||
+		say "warning: cannot record Events on $node (kubectl said: $(said "$tmp/event.err")); going on without them"
+}
+# refuse MESSAGE: exit 1 with nothing changed, said and recorded.
+refuse() {
+	event Warning GPUDriverUpgradeRefused "$1"
+	finish 1
+}
 # running_jobs: into $tmp/jobs, pdb-check -p's line of each pod on the node that
-# -j selects and that still runs: phase Running or Pending, as the operator
-# counts (Succeeded, Failed and Unknown are not), the API server filtering;
-# $njobs: how many, $jobs_named: the first five and how many more.
+# the policy's waitForCompletion.podSelector selects and that still runs:
+# phase Running or Pending, as the operator counts (Succeeded, Failed and
+# Unknown are not), the API server filtering; $njobs: how many,
+# $jobs_named: the first five and how many more.
 running_jobs() {
-	get_pods "$tmp/jobs" "the pods -j '$wait_sel' selects on $node" \
+	get_pods "$tmp/jobs" "the pods waitForCompletion.podSelector '$wait_sel' selects on $node" \
 		"/api/v1/pods?labelSelector=$(urlencode "$wait_sel")&fieldSelector=$(urlencode "spec.nodeName=$node,status.phase!=Succeeded,status.phase!=Failed,status.phase!=Unknown")" || return
 	njobs=$(grep -c . "$tmp/jobs") || :
 	jobs_named=$(awk 'NR <= 5 { printf "%s%s", (NR > 1 ? " " : ""), $2 } END { if (NR > 5) printf " and %d more", NR - 5 }' "$tmp/jobs")
@@ -162,6 +226,25 @@ set_state() {
 	fi
 	say "$node: $L_STATE=$1"
 	record "$1"
+	event Normal GPUDriverUpgrade "$L_STATE=$1 (driver $version, by $prog on $host)"
+}
+
+# ann A B...: annotation members, those not empty, joined by commas.
+ann() {
+	ann_out=
+	for ann_m; do [ -z "$ann_m" ] || ann_out="${ann_out:+$ann_out,}$ann_m"; done
+	printf '%s' "$ann_out"
+}
+
+# gate_delete: the health gate's pod, if there is one, deleted (not waited for).
+gate_delete() {
+	[ -n "$gate_name" ] || return 0
+	if kc /dev/null "$tmp/err" delete pod -n "$gate_ns" "$gate_name" --wait=false; then
+		say "$node: the health gate's pod $gate_ns/$gate_name deleted"
+	else
+		say "$node: warning: cannot delete the health gate's pod $gate_ns/$gate_name: $(said "$tmp/err"); delete it with: kubectl -n $gate_ns delete pod $gate_name"
+	fi
+	gate_name=
 }
 
 # on_fail REASON STATUS: the one exit path after a failure, a signal or the
@@ -170,6 +253,8 @@ set_state() {
 on_fail() {
 	stopping
 	say "$node: $1"
+	gate_delete
+	event Warning GPUDriverUpgradeFailed "$1"
 	resume="$prog $resume_opts $node $version"
 	# -R and a signal: the upgrade was stopped, not failed.  The state says
 	# where a rerun (drv-rollout.sh's) takes it up again.
@@ -193,25 +278,29 @@ on_fail() {
 		say "$node: nothing was changed"
 		;;
 	cordoned)
-		# The driver is unchanged: the node can go back into service as it was.
-		if [ "$we_cordoned" = 1 ] && kc /dev/null /dev/null uncordon "$node"; then
-			cordoned=0
-			where="schedulable again (uncordoned)"
-		elif [ "$we_cordoned" = 1 ]; then
-			where="CORDONED: uncordon failed; run: kubectl uncordon $node"
+		# The driver is unchanged: the node can go back into service as it
+		# was.  A cordon this run set goes with its record, in the write of
+		# the state; one that was there before stays, recorded (the write
+		# that failed may not have made it: a rerun must not uncordon it).
+		if [ "$we_cordoned" = 1 ]; then
+			if set_state "$failed" "" "\"$A_CORDONED\":null" '"unschedulable":null' >/dev/null 2>&1 &&
+				[ "$n_cordon" = schedulable ]; then
+				cordoned=0
+				where="schedulable again (uncordoned)"
+			else
+				where="CORDONED: uncordon failed; run: kubectl uncordon $node"
+			fi
 		else
+			set_state "$failed" "" "$initial_note" >/dev/null 2>&1
 			where="cordoned, as it was before the upgrade"
 		fi
-		# (with the initial-state annotation of a node cordoned by hand, which
-		# the write that failed may not have made: a rerun must not uncordon it)
-		set_state "$failed" "" "$initial_note" >/dev/null 2>&1
 		say "$node: driver unchanged; the node is $where; $L_STATE=${cur_state:--}"
-		say "$node: pods already evicted are rescheduled by their controllers"
+		say "$node: pods already removed are rescheduled by their controllers"
 		say "to resume: $resume"
 		;;
 	drained)
 		[ "$failed" = "$cur_state" ] || set_state "$failed" >/dev/null 2>&1
-		say "$node: the node is CORDONED and drained; $L_STATE=${cur_state:--}"
+		say "$node: the node is CORDONED and its pods removed; $L_STATE=${cur_state:--}"
 		say "to resume: $resume"
 		say "to return it to service as it is: kubectl uncordon $node"
 		;;
@@ -223,7 +312,7 @@ on_fail() {
 		;;
 	validated)
 		# The new driver is in and the node as it was before: only the record is missing.
-		set_state upgrade-done "" "\"$A_INITIAL\":null" >/dev/null 2>&1
+		set_state upgrade-done "" "\"$A_INITIAL\":null,\"$A_CORDONED\":null" >/dev/null 2>&1
 		if [ "$cordoned" = 0 ]; then where="schedulable again"; else where="cordoned, as it was before the upgrade"; fi
 		say "$node: driver $version validated; the node is $where; $L_STATE=${cur_state:--}"
 		;;
@@ -251,7 +340,8 @@ abort() {
 }
 
 # Step 0: the node as it is, one GET: its labels (the tag, the driver, the
-# upgrade state, the skip label), its cordon and the initial-state annotation.
+# upgrade state, the skip label), its cordon and the annotations that say
+# whose it is.
 get_node "$node" "$tmp/node"
 facts "$tmp/node" || on_fail "the API's answer for the node cannot be read: $(said "$tmp/err")" 2
 prev_state=${n_state#-}
@@ -261,8 +351,7 @@ skip=
 unsched=
 [ "$n_cordon" = schedulable ] || unsched=true
 have=$n_driver
-initial=
-[ "$n_initial" = - ] || initial=true
+
 if [ "$have" = "$version" ] && [ "$prev_state" = upgrade-done ] && [ "$unsched" != true ]; then
 	say "$node: already at driver $version, schedulable, $L_STATE=upgrade-done"
 	echo "$node upgrade-done $version" >"$tmp/stdout"
@@ -275,8 +364,67 @@ if [ "$skip" = true ]; then
 	[ "$unsched" != true ] || where=CORDONED
 	say "$node: labelled $L_SKIP=true: left alone, as the GPU Operator leaves it; nothing was changed; the node is $where, $L_STATE=${prev_state:--}"
 	say "to upgrade it, first: kubectl label node $node $L_SKIP-"
-	finish 1
+	refuse "labelled $L_SKIP=true: left alone"
 fi
+# The upgradePolicy in force for the node: its owner's (the NVIDIADriver
+# that selects it, else the ClusterPolicy), the operator's defaults for
+# what it leaves out, the flags over it (upgrade-policy(1)); the objects as
+# the caller read them (-O), else three GETs (get_targets).  Into p_*.
+if [ -n "$objects" ]; then
+	cp -- "$objects" "$tmp/objects" 2>"$tmp/err" ||
+		die "cannot read the GPU Operator's objects of -O $objects: $(said "$tmp/err"); nothing was changed"
+elif ! get_targets "$tmp/objects"; then
+	say "$node: the GPU Operator's objects, where its upgradePolicy is, cannot be read; nothing was changed"
+	finish 2
+fi
+eval "set -- $policy_set"
+if ! "$upgrade_policy" "$@" "$tmp/objects" "$tmp/node" >"$tmp/policy" 2>"$tmp/err"; then
+	sed 's/^/    /' "$tmp/err" >&2 || :
+	die "$node: its upgradePolicy cannot be read (see above); nothing was changed"
+fi
+sed 's/^/    /' "$tmp/err" >&2 || : # (a field the operator does not read: said)
+owner=-
+p_auto=
+dr_sel=
+while read -r p_kind _ p_field p_src p_value; do
+	case $p_kind:$p_field in
+	node:*) owner=$p_field ;;
+	policy:autoUpgrade) p_auto=$p_value auto_src=$p_src ;;
+	policy:waitForCompletion.podSelector) wait_sel=$p_value ;;
+	policy:waitForCompletion.timeoutSeconds) wait_timeout=$p_value ;;
+	policy:podDeletion.timeoutSeconds) pd_timeout=$p_value ;;
+	policy:drain.enable) dr_enable=$p_value ;;
+	policy:drain.force) dr_force=$p_value ;;
+	policy:drain.podSelector) dr_sel=$p_value ;;
+	policy:drain.timeoutSeconds) dr_timeout=$p_value ;;
+	policy:drain.deleteEmptyDir) dr_emptydir=$p_value ;;
+	esac
+done <"$tmp/policy"
+if [ -z "$p_auto" ] || [ -z "$dr_sel" ]; then die "$node: upgrade-policy gave no whole policy for it"; fi
+if [ "$owner" = - ]; then
+	say "$node: upgradePolicy: the GPU Operator's defaults (no ClusterPolicy or NVIDIADriver owns the node)"
+else
+	say "$node: upgradePolicy of $owner"
+fi
+# The run's deadline again, from the policy's timeouts (0: none; a day).
+day() { if [ "$1" -gt 0 ]; then echo "$1"; else echo 86400; fi; }
+jobs_time=0
+[ -z "$wait_sel" ] || jobs_time=$(day "$wait_timeout")
+removal_time=$(day "$pd_timeout")
+[ "$dr_enable" = false ] || removal_time=$((removal_time + $(day "$dr_timeout")))
+gate_time=0
+[ -z "$gate_manifest" ] || gate_time=$gate_timeout
+gpudrv_deadline $((budget_wait + jobs_time + removal_time + validate_timeout + gate_time + 120))
+
+# Two controllers must never move one node: where the policy says
+# autoUpgrade, the operator's upgrade controller moves it too.
+if [ "$p_auto" = true ] && [ "$force" = 0 ]; then
+	if [ "$auto_src" = default ]; then w="$owner has no upgradePolicy, and an NVIDIADriver's upgrades are automatic by default"; else w="$owner's upgradePolicy says autoUpgrade: true"; fi
+	say "$node: $w: the GPU Operator's upgrade controller upgrades this node itself, and two controllers must never move one node; nothing was changed"
+	say "set autoUpgrade: false in $owner's upgradePolicy, or, if the operator's upgrade controller does not run, go on with -f"
+	refuse "the GPU Operator's upgrade controller acts on this node ($w)"
+fi
+[ "$p_auto" = false ] || say "$node: warning: autoUpgrade is true ($owner), and -f goes on beside the operator's upgrade controller"
 
 # Step 1: the image first.  The tag comes from labels2tag, never from a split.
 case $n_tag in
@@ -296,16 +444,17 @@ case $mg in
 	"$labels2tag" -N -c -b "$major" "$tmp/node" >"$tmp/stdout" ||
 		on_fail "the matrix row cannot be computed from the node's labels" 2
 	emit "$tmp/stdout" 1
-	finish 1
+	refuse "image $target is not in the matrix: build it first"
 	;;
 *) finish 2 ;;
 esac
 
-# Step 2: headroom in every budget the drain would draw on.  Two GETs, the
-# API server's own JSON: every budget, and the node's pods (the drain evicts
-# no other); with -b, the first look is the caller's answers to the same two
-# GETs.  (check_node let only [a-z0-9.-] through: nothing to encode but the
-# '='.)
+# Step 2: what the policy removes from the node, and whether the budgets
+# let it go.  Two GETs, the API server's own JSON: every budget, and the
+# node's pods (no other is removed); with -b, the first look is the
+# caller's answers to the same two GETs.  pdb-check -y judges the pods the
+# policy removes, and says which way (METHOD) and which (REMOVE).
+# (check_node let only [a-z0-9.-] through: nothing to encode but the '='.)
 pods_on_node="/api/v1/pods?fieldSelector=spec.nodeName%3D$node"
 waited=0
 while :; do
@@ -317,13 +466,15 @@ while :; do
 		finish 2
 	fi
 	pc=0
-	"$pdb_check" "$node" "$tmp/pp" >"$tmp/pdb" || pc=$?
+	"$pdb_check" -s -y "$tmp/policy" "$node" "$tmp/pp" >"$tmp/pdb" || pc=$?
+	grep -v -e '^METHOD ' -e '^REMOVE ' -e '^SKIP ' "$tmp/pdb" >"$tmp/pdb.why" || :
 	[ "$pc" -eq 1 ] || break
-	if [ "$waited" -ge "$budget_wait" ]; then
-		emit "$tmp/pdb" 1
-		say "$node: a drain now would be refused by the budget(s) above; nothing was changed"
+	# A pod the policy does not let go waits for no budget: refused at once.
+	if [ "$waited" -ge "$budget_wait" ] || grep -q -v ' BLOCKS ' "$tmp/pdb.why"; then
+		emit "$tmp/pdb.why" 1
+		say "$node: the removal of its pods would be refused by what is above; nothing was changed"
 		[ "$budget_wait" -eq 0 ] || say "(waited ${waited}s for headroom)"
-		finish 1
+		refuse "the removal of its pods would be refused: $(head -n 1 "$tmp/pdb.why" | cut -c1-200)"
 	fi
 	nap 5
 	waited=$((waited + 5))
@@ -332,9 +483,27 @@ if [ "$pc" != 0 ]; then
 	say "$node: pdb-check cannot judge the answers to GET /apis/policy/v1/poddisruptionbudgets and GET $pods_on_node (exit $pc); nothing was changed"
 	finish 2
 fi
-say "$node: the budgets leave room for the drain"
-# The pods -j names, listed once before the node is touched: the API server
-# judges the selector here rather than after the cordon.
+method=$(sed -n 's/^METHOD \([a-z-]*\).*/\1/p' "$tmp/pdb")
+sed -n 's/^REMOVE //p' "$tmp/pdb" >"$tmp/remove"
+nremove=$(grep -c . "$tmp/remove") || :
+case $method in
+pod-deletion)
+	if [ "$nremove" -gt 0 ]; then
+		say "$node: the budgets leave room: the pod deletion removes the $nremove pod(s) that hold a GPU"
+	else
+		say "$node: no pod on the node holds a GPU: the pod deletion removes none"
+	fi
+	;;
+drain)
+	fell=$(sed -n 's/^METHOD drain: //p' "$tmp/pdb")
+	[ -z "$fell" ] || say "$node: $fell: the node is drained, as the GPU Operator drains where its pod deletion fails"
+	say "$node: the budgets leave room for the drain (drain.enable, $nremove pod(s))"
+	;;
+none) say "$node: no pod is removed: drain.enable is false and podDeletionFilter is none" ;;
+*) die "$node: pdb-check named no way to remove the pods; nothing was changed" ;;
+esac
+# The pods the policy waits for, listed once before the node is touched:
+# the API server judges the selector here rather than after the cordon.
 if [ -n "$wait_sel" ]; then
 	if ! running_jobs; then
 		say "$node: nothing was changed"
@@ -342,39 +511,50 @@ if [ -n "$wait_sel" ]; then
 	fi
 fi
 
-# Was the node schedulable before any upgrade began?  A resume keeps the
-# first run's answer, as the GPU Operator does with its initial-state
-# annotation, written with the cordon.
-if [ "$initial" = true ]; then
-	we_cordoned=0
-elif [ "$unsched" = true ] && { [ -z "$prev_state" ] || [ "$prev_state" = upgrade-done ]; }; then
-	# A fresh upgrade of a node someone cordoned: it stays cordoned.
-	we_cordoned=0
-	initial_note="\"$A_INITIAL\":\"true\""
-else
-	we_cordoned=1
-fi
+# Whose cordon?  A cordon this tool set carries its own record (a
+# resumed upgrade takes it up); the operator's record of a cordon from
+# before the upgrade, or a cordon with no record, is someone else's, and
+# stays: the operator's record is written with the first write, as the
+# operator writes it.
+case $n_initial in
+was-cordoned) we_cordoned=0 ;;
+gpudrv) we_cordoned=1 ;;
+*)
+	if [ "$unsched" = true ]; then
+		we_cordoned=0
+		initial_note="\"$A_INITIAL\":\"true\""
+	else
+		we_cordoned=1
+	fi
+	;;
+esac
+ours_note=
+[ "$we_cordoned" = 0 ] || ours_note="\"$A_CORDONED\":\"true\""
 
 # Steps 3 to 6, recorded in the operator's states.  The cordon and the
-# state the operator's cordon leads to (wait-for-jobs-required, or with no
-# job to wait for and no pod deletion, drain-required) are one write: no
+# state the operator's cordon leads to (wait-for-jobs-required with a
+# selector to wait for, else the removal's own state) are one write: no
 # moment when the node is cordoned and its state says otherwise.  Its
 # answer is the node after it: the cordon is seen to have taken.
-first_state=drain-required
+case $method in
+pod-deletion) removal_state=pod-deletion-required ;;
+*) removal_state=drain-required ;;
+esac
+first_state=$removal_state
 [ -z "$wait_sel" ] || first_state=wait-for-jobs-required
 phase=cordoned
-set_state "$first_state" "" "$initial_note" '"unschedulable":true' || on_fail "the cordon was not written" 2
+set_state "$first_state" "" "$(ann "$initial_note" "$ours_note")" '"unschedulable":true' || on_fail "the cordon was not written" 2
 [ "$n_cordon" = cordoned ] || on_fail "the cordon did not take: the API left the node schedulable" 2
 cordoned=1
-# With -j, the operator's wait-for-jobs-required: the pods it selects on the
-# node end (Succeeded or Failed), or -J passes and the drain evicts them as
-# it evicts the rest.  With -J 0 only the run's deadline ends the wait.
+# The operator's wait-for-jobs-required: the pods the policy's selector
+# picks on the node end (Succeeded or Failed), or its timeout passes and the
+# removal takes those it takes.  With 0 only the run's deadline ends it.
 if [ -n "$wait_sel" ]; then
-	if [ "$wait_timeout" -gt 0 ]; then limit="at most ${wait_timeout}s (-J)"; else limit="until the run's deadline (-J 0)"; fi
+	if [ "$wait_timeout" -gt 0 ]; then limit="at most ${wait_timeout}s (waitForCompletion.timeoutSeconds)"; else limit="until the run's deadline (waitForCompletion.timeoutSeconds 0)"; fi
 	t0=$(date +%s)
 	first=1
 	while :; do
-		running_jobs || on_fail "cannot list the pods -j selects" 2
+		running_jobs || on_fail "cannot list the pods waitForCompletion.podSelector selects" 2
 		waited=$(($(date +%s) - t0))
 		if [ "$njobs" = 0 ] && [ "$first" = 1 ]; then
 			say "$node: no pod matching '$wait_sel' runs on the node"
@@ -386,8 +566,8 @@ if [ -n "$wait_sel" ]; then
 		[ "$first" = 0 ] || say "$node: waiting for $njobs pod(s) matching '$wait_sel' to end, $limit: $jobs_named"
 		first=0
 		if [ "$wait_timeout" -gt 0 ] && [ "$waited" -ge "$wait_timeout" ]; then
-			say "$node: $njobs pod(s) matching '$wait_sel' still run after ${waited}s (-J $wait_timeout): $jobs_named"
-			say "$node: going on, as the GPU Operator does: the drain evicts them"
+			say "$node: $njobs pod(s) matching '$wait_sel' still run after ${waited}s (timeoutSeconds $wait_timeout): $jobs_named"
+			say "$node: going on, as the GPU Operator does: the removal takes those it takes"
 			break
 		fi
 		step=2
@@ -397,27 +577,113 @@ if [ -n "$wait_sel" ]; then
 		[ "$(time_left)" -gt 1 ] ||
 			on_fail "the run's deadline came ($gpudrv_why) while $njobs pod(s) matching '$wait_sel' still ran, after $(($(date +%s) - t0))s: $jobs_named" 2
 	done
-	set_state drain-required || on_fail "the API refused a label" 2
+	set_state "$removal_state" || on_fail "the API refused a label" 2
 fi
-say "$node: kubectl drain --timeout=${drain_timeout}s"
-# kubectl's words go to stderr as they come, indented, and to a file (-d):
-# through a fifo and a reader beside it, so that kubectl itself is the child
-# the traps stop.
-mkfifo "$tmp/drain.fifo"
+
+# The removal's words go to stderr as they come, indented, and to a file
+# (-d): drain's through a fifo and a reader beside it, so that kubectl
+# itself is the child the traps stop; the evictions' as they are made.
 : >"$tmp/drain.out"
-DRAIN_OUT=$tmp/drain.out
-export DRAIN_OUT
-awk 'BEGIN { out = ENVIRON["DRAIN_OUT"] } { print > out; print "    " $0; fflush() }' \
-	<"$tmp/drain.fifo" >&2 &
-track_bg "$!"
-drain_rc=0
-kc "$tmp/drain.fifo" "$tmp/drain.fifo" drain "$node" --ignore-daemonsets --delete-emptydir-data \
-	--timeout="${drain_timeout}s" || drain_rc=$?
-wait_bg || :
+log_removal() {
+	printf '%s\n' "$*" >>"$tmp/drain.out"
+	printf '    %s\n' "$*" >&2 || :
+}
+# evict: the pods of $tmp/remove through the eviction API, as the GPU
+# Operator's pod deletion removes them (kubectl's drain helper: an eviction
+# a budget refuses, HTTP 429, is tried again every 5 s), then waited for
+# until they are gone from the node: one GET of the node's pods every 2 s.
+# All within podDeletion.timeoutSeconds (0: the run's deadline).  Status 1
+# with $why when they did not all go (refused, or too slow), 2 when it
+# cannot tell (an eviction that failed otherwise, a list not read whole).
+evict() {
+	ev_t0=$(date +%s)
+	cp "$tmp/remove" "$tmp/evict.todo"
+	while [ -s "$tmp/evict.todo" ]; do
+		: >"$tmp/evict.again"
+		while IFS=/ read -r ev_ns ev_name; do
+			printf '{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"%s","namespace":"%s"}}\n' \
+				"$ev_name" "$ev_ns" >"$tmp/eviction.json"
+			if kc /dev/null "$tmp/evict.err" create --raw "/api/v1/namespaces/$ev_ns/pods/$ev_name/eviction" -f "$tmp/eviction.json"; then
+				log_removal "evicting pod $ev_ns/$ev_name"
+			elif grep -q '(NotFound)' "$tmp/evict.err"; then
+				log_removal "pod $ev_ns/$ev_name is gone already"
+			elif grep -q '(TooManyRequests)' "$tmp/evict.err"; then
+				log_removal "error when evicting pods/\"$ev_name\" -n \"$ev_ns\" (will retry after 5s): $(said "$tmp/evict.err")"
+				echo "$ev_ns/$ev_name" >>"$tmp/evict.again"
+			elif grep -q '(InternalError)' "$tmp/evict.err"; then
+				# (more than one budget selects it: the API refuses, HTTP 500)
+				why="the eviction of $ev_ns/$ev_name was refused: $(said "$tmp/evict.err")"
+				return 1
+			else
+				why="the eviction of $ev_ns/$ev_name failed: $(said "$tmp/evict.err")"
+				return 2
+			fi
+		done <"$tmp/evict.todo"
+		mv "$tmp/evict.again" "$tmp/evict.todo"
+		[ -s "$tmp/evict.todo" ] || break
+		if [ "$pd_timeout" -gt 0 ] && [ $(($(date +%s) - ev_t0 + 5)) -gt "$pd_timeout" ]; then
+			why="the budgets still refuse the eviction of $(tr '\n' ' ' <"$tmp/evict.todo")after $(($(date +%s) - ev_t0))s (podDeletion.timeoutSeconds $pd_timeout)"
+			return 1
+		fi
+		nap 5
+	done
+	while :; do
+		get_pods "$tmp/left" "the pods on $node" "$pods_on_node" || {
+			why="the node's pods cannot be read to see the evicted ones go"
+			return 2
+		}
+		awk 'NR == FNR { gone[$1] = 1; next } $2 in gone { print $2 }' "$tmp/remove" "$tmp/left" >"$tmp/still"
+		if ! [ -s "$tmp/still" ]; then
+			log_removal "$nremove pod(s) evicted and gone, after $(($(date +%s) - ev_t0))s"
+			return 0
+		fi
+		if [ "$pd_timeout" -gt 0 ] && [ $(($(date +%s) - ev_t0 + 2)) -gt "$pd_timeout" ]; then
+			why="evicted, but still on the node after $(($(date +%s) - ev_t0))s (podDeletion.timeoutSeconds $pd_timeout): $(tr '\n' ' ' <"$tmp/still")"
+			return 1
+		fi
+		nap 2
+	done
+}
+# drain: kubectl drain of the pods the policy's drain takes, as the
+# operator's drain helper runs it: DaemonSets left, its podSelector (with
+# the operator's skip), force and deleteEmptyDir as the policy says, its
+# timeout (0: none but the run's).
+drain() {
+	set -- --ignore-daemonsets "--pod-selector=$dr_sel" "--timeout=${dr_timeout}s"
+	[ "$dr_emptydir" = false ] || set -- "$@" --delete-emptydir-data
+	[ "$dr_force" = false ] || set -- "$@" --force
+	say "$node: kubectl drain $*"
+	mkfifo "$tmp/drain.fifo"
+	DRAIN_OUT=$tmp/drain.out
+	export DRAIN_OUT
+	awk 'BEGIN { out = ENVIRON["DRAIN_OUT"] } { print >> out; print "    " $0; fflush() }' \
+		<"$tmp/drain.fifo" >&2 &
+	track_bg "$!"
+	drain_rc=0
+	kc "$tmp/drain.fifo" "$tmp/drain.fifo" drain "$node" "$@" || drain_rc=$?
+	wait_bg || :
+	rm -f "$tmp/drain.fifo"
+	[ "$drain_rc" = 0 ] || on_fail "drain failed (exit $drain_rc): see kubectl's words above" 1
+}
+case $method in
+pod-deletion)
+	[ "$nremove" = 0 ] || say "$node: evicting $nremove pod(s) that hold a GPU (podDeletion.timeoutSeconds $pd_timeout)"
+	ev_rc=0
+	[ "$nremove" = 0 ] || evict || ev_rc=$?
+	[ "$ev_rc" != 2 ] || on_fail "the pod deletion could not go on: $why" 2
+	if [ "$ev_rc" = 1 ]; then
+		# updateNodeToDrainOrFailed: the drain, if the policy has one.
+		[ "$dr_enable" = true ] || on_fail "the pod deletion failed: $why" 1
+		say "$node: the pod deletion failed: $why; drain.enable is true: the node is drained, as the GPU Operator does"
+		set_state drain-required || on_fail "the API refused a label" 2
+		drain
+	fi
+	;;
+drain) drain ;;
+esac
 if [ -n "$drain_log" ] && ! cp "$tmp/drain.out" "$drain_log"; then
 	say "warning: cannot write the drain log $drain_log"
 fi
-[ "$drain_rc" = 0 ] || on_fail "drain failed (exit $drain_rc): see kubectl's words above" 1
 phase=drained
 
 if [ "$lab" = 1 ]; then
@@ -452,20 +718,71 @@ while [ "$have" != "$version" ]; do
 done
 say "$node: the node reports driver $version"
 
-# The end in one write: upgrade-done, the initial-state annotation gone,
-# and the uncordon of a node this run cordoned (the operator's
-# uncordon-required and upgrade-done at once).  A node cordoned before the
-# upgrade goes from validation-required to upgrade-done and stays cordoned,
-# as the operator moves it.
+# The health gate (-V): the user's check on the node's GPUs, a pod bound to
+# the node through its cordon, before the node goes back into service.  It
+# must succeed within the gate's timeout, else the node stays cordoned, in
+# upgrade-failed, with the pod's reason and last lines quoted.  The pod is
+# deleted either way.
+if [ -n "$gate_manifest" ]; then
+	if ! kc "$tmp/gate.made" "$tmp/err" create --raw "/api/v1/namespaces/$gate_ns/pods" -f "$tmp/gate.json"; then
+		on_fail "cannot create the health gate's pod in namespace $gate_ns: $(said "$tmp/err")" 2
+	fi
+	"$gate_pod" -r "$tmp/gate.made" >"$tmp/gate.st" 2>"$tmp/err" ||
+		on_fail "the API's answer to the health gate's pod cannot be read: $(said "$tmp/err")" 2
+	read -r gate_name g_phase g_reason g_exit <"$tmp/gate.st"
+	say "$node: health gate: pod $gate_ns/$gate_name, at most ${gate_timeout}s (-G)"
+	g_t0=$(date +%s)
+	while :; do
+		case $g_phase in Succeeded | Failed) break ;; esac
+		[ $(($(date +%s) - g_t0)) -lt "$gate_timeout" ] || break
+		nap 2
+		if kc "$tmp/gate.now" "$tmp/err" get --raw "/api/v1/namespaces/$gate_ns/pods/$gate_name" &&
+			"$gate_pod" -r "$tmp/gate.now" >"$tmp/gate.st" 2>/dev/null; then
+			read -r _ g_phase g_reason g_exit <"$tmp/gate.st"
+		else
+			say "$node: warning: cannot read the health gate's pod: $(said "$tmp/err"); looking again"
+		fi
+	done
+	g_after=$(($(date +%s) - g_t0))
+	if [ "$g_phase" = Succeeded ]; then
+		say "$node: health gate passed after ${g_after}s (exit ${g_exit})"
+		event Normal GPUDriverHealthCheck "the health gate's pod $gate_ns/$gate_name succeeded with driver $version"
+		gate_delete
+	else
+		if [ "$g_phase" = Failed ]; then
+			g_why="the health gate's pod $gate_ns/$gate_name failed after ${g_after}s: reason $g_reason, exit $g_exit"
+		else
+			g_why="the health gate's pod $gate_ns/$gate_name did not end within ${gate_timeout}s (-G): phase $g_phase, reason $g_reason"
+		fi
+		say "$node: $g_why; its last lines:"
+		if [ "$(sed -n '2,$p' "$tmp/gate.st" | grep -c .)" -gt 0 ]; then
+			sed -n '2,$s/^/    /p' "$tmp/gate.st" >&2 || :
+		elif kc "$tmp/gate.log" "$tmp/err" logs -n "$gate_ns" "$gate_name" --all-containers --tail=20; then
+			sed 's/^/    /' "$tmp/gate.log" | tr -c '[:print:]\n' '?' >&2 || :
+		else
+			say "    (no termination message, and its log cannot be read: $(said "$tmp/err"))"
+		fi
+		# The node stays cordoned, whoever cordoned it: its GPUs failed.
+		we_cordoned=0
+		on_fail "the GPU health check failed: $g_why; the node stays CORDONED" 1
+	fi
+fi
+
+# The end in one write: upgrade-done, the initial-state annotation and this
+# tool's record gone, and the uncordon of a node this run cordoned (the
+# operator's uncordon-required and upgrade-done at once).  A node cordoned
+# by someone else goes from validation-required to upgrade-done and stays
+# cordoned, as the operator moves it.
 if [ "$we_cordoned" = 1 ]; then
 	phase=uncordoned
-	set_state upgrade-done "" "\"$A_INITIAL\":null" '"unschedulable":null' || on_fail "the uncordon was not written" 2
+	set_state upgrade-done "" "\"$A_INITIAL\":null,\"$A_CORDONED\":null" '"unschedulable":null' ||
+		on_fail "the uncordon was not written" 2
 	[ "$n_cordon" = schedulable ] || on_fail "the uncordon did not take: the node is still cordoned" 2
 	cordoned=0
 else
-	say "$node: left cordoned: it was unschedulable before the upgrade began"
+	say "$node: left cordoned: it was cordoned by someone else before the upgrade"
 	phase=validated
-	set_state upgrade-done "" "\"$A_INITIAL\":null" || on_fail "the API refused a label" 2
+	set_state upgrade-done "" "\"$A_INITIAL\":null,\"$A_CORDONED\":null" || on_fail "the API refused a label" 2
 fi
 phase=finished
 

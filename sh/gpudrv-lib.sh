@@ -29,6 +29,7 @@ L_OSVER=feature.node.kubernetes.io/system-os_release.VERSION_ID
 L_STATE=nvidia.com/gpu-driver-upgrade-state
 L_SKIP=nvidia.com/gpu-driver-upgrade.skip
 A_INITIAL=nvidia.com/gpu-driver-upgrade.node-initial-state.unschedulable
+A_CORDONED=gpudrv/cordoned
 
 # Where the support matrix is unless -m or GPUDRV_MATRIX says otherwise.
 default_matrix=/etc/gpudrv/support-matrix.csv
@@ -309,6 +310,15 @@ other_option() {
 	usage
 }
 
+# shw WORD: WORD as a person types it for a shell: as it is when it holds
+# nothing a shell reads, else quoted (shq).
+shw() {
+	case $1 in
+	'' | *[!A-Za-z0-9_./=:%,@+-]*) shq "$1" ;;
+	*) printf '%s' "$1" ;;
+	esac
+}
+
 # shq STRING: STRING quoted for a shell.
 shq() {
 	printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"
@@ -357,6 +367,17 @@ gpudrv_start() {
 	command -v timeout >/dev/null 2>&1 ||
 		die "timeout(1) not found on PATH: install coreutils (it bounds every kubectl call)"
 	make_tmp
+}
+# gpudrv_deadline WORK: the run's deadline made WORK seconds of work (plus
+# the time gpudrv_start kept), once the steps' own timeouts are known
+# (they come from the cluster's objects, read after the start), unless
+# GPUDRV_TIMEOUT set it.
+gpudrv_deadline() {
+	[ -z "${GPUDRV_TIMEOUT:-}" ] || return 0
+	gpudrv_total=$(($1 + gpudrv_keep))
+	gpudrv_why="GPUDRV_TIMEOUT unset: ${gpudrv_total}s, ${gpudrv_keep}s of it kept to put the node back"
+	gpudrv_hard=$((gpudrv_t0 + gpudrv_total))
+	gpudrv_end=$((gpudrv_hard - gpudrv_keep))
 }
 # make_tmp: $tmp, a directory of the run's own, removed on the way out.
 make_tmp() {
@@ -556,17 +577,19 @@ get_budget_pods() {
 		cat "$1.pods" >>"$1" || return 2
 }
 
-# get_draws FILE: every budget and every pod on a node, read by pdb-check -a
-# ($pdb_check) in one pass: each node's draws on each budget and what would
-# block its drain, into FILE; status 2, saying why, when the lists cannot
-# be read whole or judged.
+# get_draws FILE [POLICIES]: every budget and every pod on a node, read by
+# pdb-check -a ($pdb_check) in one pass: each node's draws on each budget
+# and what would refuse the removal of its pods (with POLICIES,
+# upgrade-policy's output, the pods each node's policy removes; else its
+# drain), into FILE; status 2, saying why, when the lists cannot be read
+# whole or judged.
 get_draws() {
 	if ! get_budget_pods "$1.pp" '/api/v1/pods?fieldSelector=spec.nodeName%21%3D'; then
 		say "cannot list budgets and pods"
 		return 2
 	fi
 	gpudrv_pc=0
-	"$pdb_check" -a "$1.pp" >"$1" || gpudrv_pc=$?
+	"$pdb_check" -a ${2:+-y "$2"} "$1.pp" >"$1" || gpudrv_pc=$?
 	rm -f "$1.pp" "$1.pp.pods" "$1.pp.err" "$1.pp.pods.err"
 	[ "$gpudrv_pc" -le 1 ] && return 0
 	say "pdb-check cannot judge the answers to GET /apis/policy/v1/poddisruptionbudgets and GET /api/v1/pods?fieldSelector=spec.nodeName%21%3D (exit $gpudrv_pc)"
@@ -636,6 +659,43 @@ upgrade_option() {
 	-s | --driver-selector) check_value "$1" "$2" "a label selector (app=nvidia-driver-daemonset)" && driver_sel=$2 ;;
 	-n | --driver-namespace) check_value "$1" "$2" "a namespace" && driver_ns=$2 ;;
 	esac
+}
+# policy_option OPTION VALUE...: -U FIELD=VALUE ("$@" at the option), a
+# field of the upgradePolicy set by a flag, appended to $policy_u as quoted
+# words for upgrade-policy (policy_check judges them all, before any
+# request), and to $policy_r as a person would type them (the command that
+# resumes).
+policy_option() {
+	need_arg "$@"
+	check_value "$1" "$2" "FIELD=VALUE (drain.enable=true)"
+	policy_u="$policy_u$(gpudrv_word -U)$(gpudrv_word "$2")"
+	policy_r="${policy_r:-} -U $(shq "$2")"
+}
+# policy_flags: $policy_set, the flags that set fields of the upgradePolicy,
+# as quoted words for upgrade-policy: those of the options that name one
+# (-p, -u, -j, -J, -t: $max_parallel, $max_unavailable, $wait_sel,
+# $wait_timeout, $drain_timeout, where set), then every -U ($policy_u),
+# which wins.
+policy_flags() {
+	policy_set=
+	[ -z "${max_parallel:-}" ] || policy_set="$policy_set$(gpudrv_word -U)$(gpudrv_word "maxParallelUpgrades=$max_parallel")"
+	[ -z "${max_unavailable:-}" ] || policy_set="$policy_set$(gpudrv_word -U)$(gpudrv_word "maxUnavailable=$max_unavailable")"
+	[ -z "${wait_sel:-}" ] || policy_set="$policy_set$(gpudrv_word -U)$(gpudrv_word "waitForCompletion.podSelector=$wait_sel")"
+	[ -z "${wait_timeout:-}" ] || policy_set="$policy_set$(gpudrv_word -U)$(gpudrv_word "waitForCompletion.timeoutSeconds=$wait_timeout")"
+	[ -z "${drain_timeout:-}" ] || policy_set="$policy_set$(gpudrv_word -U)$(gpudrv_word "podDeletion.timeoutSeconds=$drain_timeout")$(gpudrv_word -U)$(gpudrv_word "drain.timeoutSeconds=$drain_timeout")"
+	policy_set=$policy_set${policy_u:-}
+}
+# policy_check: the flags of $policy_set (quoted words) judged by
+# upgrade-policy ($upgrade_policy), on no object: the usage, saying why,
+# when one is not a field or not a value it takes.
+policy_check() {
+	gpudrv_pc=$(
+		eval "set -- $policy_set"
+		printf '{"kind":"List","apiVersion":"v1","items":[]}\n' |
+			"$upgrade_policy" "$@" - 2>&1 >/dev/null
+	) && return 0
+	say "${gpudrv_pc#upgrade-policy: }"
+	usage
 }
 # upgrade_options_end: the usage when -J came without -j.
 upgrade_options_end() {

@@ -35,7 +35,7 @@ fi
 # L_ and A_ name gpudrv-lib.sh sets has the #define of that name's value.
 sed -n 's/^\([LA]_[A-Z]*\)=\(.*\)$/\1 "\2"/p' "$ROOT/sh/gpudrv-lib.sh" >sh.labels
 t_run grep -c . sh.labels
-t_out "gpudrv-lib.sh names the ten labels and annotations the scripts spell" 10
+t_out "gpudrv-lib.sh names the eleven labels and annotations the scripts spell" 11
 while read -r t_name t_value; do
 	t_run sed -n "s/^#define $t_name  *//p" "$ROOT/common/gpudrv.h"
 	t_out "gpudrv-lib.sh's $t_name is gpudrv.h's" "$t_value"

@@ -59,7 +59,7 @@ done
 while IFS='|' read -r what call phase nth; do
 	for sig in TERM INT HUP; do
 		t_fake_cluster
-		FAKE_HANG=$call FAKE_HANG_NTH=${nth:-1} PATH=$PWD/fakebin:$PATH t_bg drv-upgrade.sh -L -m "$M" lab-node-1 550.90.07
+		FAKE_HANG=$call FAKE_HANG_NTH=${nth:-1} PATH=$PWD/fakebin:$PATH t_bg drv-upgrade.sh -L $T_DRAIN -m "$M" lab-node-1 550.90.07
 		t_until 15 hung
 		t_ok $? "drv-upgrade.sh: kubectl hangs at $what"
 		signal "$sig" 20
@@ -76,7 +76,7 @@ while IFS='|' read -r what call phase nth; do
 			expect="unschedulable= state=upgrade-failed"
 			;;
 		drained)
-			where="lab-node-1: the node is CORDONED and drained; $S=upgrade-failed"
+			where="lab-node-1: the node is CORDONED and its pods removed; $S=upgrade-failed"
 			expect="unschedulable=true state=upgrade-failed"
 			;;
 		uncordoned)
@@ -97,9 +97,12 @@ while IFS='|' read -r what call phase nth; do
 	done
 done <<'EOF2'
 the node read|get --raw /api/v1/nodes/lab-node-1|none
+the ClusterPolicies|get --raw /apis/nvidia.com/v1/clusterpolicies|none
+the NVIDIADrivers|get --raw /apis/nvidia.com/v1alpha1/nvidiadrivers|none
 the budgets|get --raw /apis/policy/v1/poddisruptionbudgets|none
 the node's pods|get --raw /api/v1/pods[?]fieldSelector=*|none
 the cordon with drain-required|patch node lab-node-1 *"drain-required"*|cordoned
+the cordon's Event|create --raw /api/v1/namespaces/default/events *|cordoned
 the drain|drain lab-node-1 *|cordoned
 validation-required with the driver labels|patch node lab-node-1 *"validation-required"*|drained
 upgrade-done with the uncordon|patch node lab-node-1 *"upgrade-done"*|uncordoned
@@ -111,7 +114,7 @@ EOF2
 # after, it stays cordoned in the state it had reached, for a rerun.
 while IFS='|' read -r what call phase nth; do
 	t_fake_cluster
-	FAKE_HANG=$call FAKE_HANG_NTH=${nth:-1} PATH=$PWD/fakebin:$PATH t_bg drv-upgrade.sh -R -L -m "$M" lab-node-1 550.90.07
+	FAKE_HANG=$call FAKE_HANG_NTH=${nth:-1} PATH=$PWD/fakebin:$PATH t_bg drv-upgrade.sh -R -L $T_DRAIN -m "$M" lab-node-1 550.90.07
 	t_until 15 hung
 	t_ok $? "drv-upgrade.sh -R: kubectl hangs at $what"
 	signal TERM 20
@@ -136,13 +139,40 @@ while IFS='|' read -r what call phase nth; do
 	t_none_alive "-R, $what: nothing left running" kubectl.pids
 done <<'EOF2'
 the node read|get --raw /api/v1/nodes/lab-node-1|none
+the ClusterPolicies|get --raw /apis/nvidia.com/v1/clusterpolicies|none
+the NVIDIADrivers|get --raw /apis/nvidia.com/v1alpha1/nvidiadrivers|none
 the budgets|get --raw /apis/policy/v1/poddisruptionbudgets|none
 the node's pods|get --raw /api/v1/pods[?]fieldSelector=*|none
 the cordon with drain-required|patch node lab-node-1 *"drain-required"*|cordoned
+the cordon's Event|create --raw /api/v1/namespaces/default/events *|cordoned
 the drain|drain lab-node-1 *|cordoned
 validation-required with the driver labels|patch node lab-node-1 *"validation-required"*|drained
 upgrade-done with the uncordon|patch node lab-node-1 *"upgrade-done"*|uncordoned
 the audit|get --raw /api/v1/nodes[?]*|finished
+EOF2
+
+# The cluster's own policy, the pod deletion (its pod that holds a GPU
+# evicted, then waited for): a signal at either puts the node back, as at
+# the drain.
+while IFS='|' read -r what call nth; do
+	for sig in TERM INT HUP; do
+		t_fake_cluster
+		FAKE_PDB=$DATA/pdb-gpu-ok.json FAKE_HANG=$call FAKE_HANG_NTH=${nth:-1} PATH=$PWD/fakebin:$PATH \
+			t_bg drv-upgrade.sh -L -m "$M" lab-node-1 550.90.07
+		t_until 15 hung
+		t_ok $? "drv-upgrade.sh: kubectl hangs at $what"
+		signal "$sig" 20
+		t_rc 2 "drv-upgrade.sh stopped by SIG$sig at $what"
+		at_once "SIG$sig at $what is handled"
+		t_grep "says where the node stands" err "^drv-upgrade.sh: lab-node-1: driver unchanged; the node is schedulable again (uncordoned); $S=upgrade-failed$"
+		t_run t_fake_state
+		t_out "and the node is so" "unschedulable= state=upgrade-failed"
+		t_is "gpudrv's record of its cordon went with it" "$(grep -c '"gpudrv/cordoned":null' kubectl.log)" 1
+		t_none_alive "no kubectl, nor its child, nor sleep is left running" kubectl.pids
+	done
+done <<'EOF2'
+the eviction of the pod that holds a GPU|create --raw /api/v1/namespaces/gpu-drv/pods/*/eviction *
+the look for the evicted pod|get --raw /api/v1/pods[?]fieldSelector=*|2
 EOF2
 
 # A node cordoned by hand: the annotation that remembers it, written with
@@ -150,7 +180,7 @@ EOF2
 for sig in TERM INT HUP; do
 	t_fake_cluster
 	echo true >fake/unsched
-	FAKE_HANG='patch node lab-node-1 *initial-state.unschedulable":"true"*' t_bg drv-upgrade.sh -L -m "$M" lab-node-1 550.90.07
+	FAKE_HANG='patch node lab-node-1 *initial-state.unschedulable":"true"*' t_bg drv-upgrade.sh -L $T_DRAIN -m "$M" lab-node-1 550.90.07
 	t_until 15 hung
 	t_ok $? "drv-upgrade.sh: kubectl hangs at the cordon with the initial-state annotation"
 	signal "$sig" 20
@@ -166,7 +196,7 @@ done
 # (-g) sleep, and a signal cuts the sleep short.
 for sig in TERM INT HUP; do
 	t_fake_cluster
-	FAKE_PDB=$DATA/pdb-lab.json PATH=$PWD/fakebin:$PATH t_bg drv-upgrade.sh -L -w 60 -m "$M" lab-node-1 550.90.07
+	FAKE_PDB=$DATA/pdb-lab.json PATH=$PWD/fakebin:$PATH t_bg drv-upgrade.sh -L $T_DRAIN -w 60 -m "$M" lab-node-1 550.90.07
 	t_until 15 logged '^--request-timeout=[0-9]*s get --raw /apis/policy/v1/poddisruptionbudgets'
 	t_ok $? "drv-upgrade.sh -w 60 waits for headroom"
 	sleep 1
@@ -177,14 +207,14 @@ for sig in TERM INT HUP; do
 	t_none_alive "no kubectl nor sleep left running" kubectl.pids
 
 	t_fake_cluster
-	FAKE_NO_DRIVER=1 PATH=$PWD/fakebin:$PATH t_bg drv-upgrade.sh -L -g 60 -m "$M" lab-node-1 550.90.07
+	FAKE_NO_DRIVER=1 PATH=$PWD/fakebin:$PATH t_bg drv-upgrade.sh -L $T_DRAIN -g 60 -m "$M" lab-node-1 550.90.07
 	t_until 15 logged "\"$S\":\"validation-required\""
 	t_ok $? "drv-upgrade.sh -g 60 waits for the driver to be reported"
 	sleep 1
 	signal "$sig" 20
 	t_rc 2 "drv-upgrade.sh stopped by SIG$sig while it waits for the driver"
 	at_once "SIG$sig during the validation wait"
-	t_grep "says the node is cordoned and drained" err "^drv-upgrade.sh: lab-node-1: the node is CORDONED and drained; $S=upgrade-failed$"
+	t_grep "says the node is cordoned and drained" err "^drv-upgrade.sh: lab-node-1: the node is CORDONED and its pods removed; $S=upgrade-failed$"
 	t_run t_fake_state
 	t_out "and it is" "unschedulable=true state=upgrade-failed"
 	t_none_alive "no kubectl nor sleep left running" kubectl.pids

@@ -86,7 +86,7 @@ t_out "kubectl was not called"
 # drv-upgrade.sh keeps part of the run to put the node back: with 8 s and
 # requests of 1 s, 3 s are kept; the drain that never ends is stopped at 5 s.
 t_fake_cluster
-GPUDRV_TIMEOUT=8 GPUDRV_REQUEST_TIMEOUT=1 FAKE_HANG='drain *' run 30 drv-upgrade.sh -L -m "$M" lab-node-1 550.90.07
+GPUDRV_TIMEOUT=8 GPUDRV_REQUEST_TIMEOUT=1 FAKE_HANG='drain *' run 30 drv-upgrade.sh -L $T_DRAIN -m "$M" lab-node-1 550.90.07
 t_rc 2 "drv-upgrade.sh whose drain never ends"
 within 4 18 "gives up at the deadline, less the time kept"
 t_grep "says it gave up, and why" err \
@@ -102,7 +102,7 @@ t_none_alive "no kubectl left running" kubectl.pids
 # would put the node back hang too, and share the time kept.
 t_fake_cluster
 GPUDRV_TIMEOUT=8 GPUDRV_REQUEST_TIMEOUT=1 FAKE_HANG='drain *' FAKE_HANG_ALL=1 \
-	run 30 drv-upgrade.sh -L -m "$M" lab-node-1 550.90.07
+	run 30 drv-upgrade.sh -L $T_DRAIN -m "$M" lab-node-1 550.90.07
 t_rc 2 "drv-upgrade.sh when the API server stops answering at the drain"
 within 6 18 "ends within the whole deadline"
 t_grep "says it gave up" err "^drv-upgrade.sh: lab-node-1: gave up after "
@@ -116,7 +116,7 @@ t_none_alive "no kubectl left running" kubectl.pids
 
 # A kubectl that answers, but slowly, is not given up on before the deadline.
 t_fake_cluster
-GPUDRV_TIMEOUT=8 t_run drv-upgrade.sh -L -m "$M" lab-node-1 550.90.07
+GPUDRV_TIMEOUT=8 t_run drv-upgrade.sh -L $T_DRAIN -m "$M" lab-node-1 550.90.07
 t_rc 0 "drv-upgrade.sh within GPUDRV_TIMEOUT=8"
 t_grep "upgrades the node" out '^lab-node-1 upgrade-done 550.90.07 550-5.15.0-107-generic-ubuntu22.04$'
 t_grep "and the audit after it ran within what was left" kubectl.log '^--request-timeout=[1-8]s get --raw /api/v1/nodes?labelSelector='

@@ -43,7 +43,7 @@ t_rc 2 "drv-states.sh >/dev/full with missing images"
 to_full drv-states.sh -h
 t_rc 2 "drv-states.sh -h >/dev/full"
 
-to_full drv-upgrade.sh -L -m "$M" lab-node-1 550.90.07
+to_full drv-upgrade.sh -L $T_DRAIN -m "$M" lab-node-1 550.90.07
 t_rc 2 "drv-upgrade.sh >/dev/full: the upgrade done, its result unwritten"
 t_grep "says so" err "^drv-upgrade.sh: lab-node-1: cannot write to standard output: $full\$"
 t_grep "and where the node stands" err \
@@ -51,10 +51,10 @@ t_grep "and where the node stands" err \
 t_grep "as the API says" err "^drv-upgrade.sh: lab-node-1: now: unschedulable= state=upgrade-done$"
 t_run t_fake_state
 t_out "and as the node is" "unschedulable= state=upgrade-done"
-to_full drv-upgrade.sh -L -m "$M" lab-node-1 550.90.07
+to_full drv-upgrade.sh -L $T_DRAIN -m "$M" lab-node-1 550.90.07
 t_rc 2 "drv-upgrade.sh >/dev/full, already done"
 t_fake_cluster
-to_full drv-upgrade.sh -L -m two.csv lab-node-1 550.90.07
+to_full drv-upgrade.sh -L $T_DRAIN -m two.csv lab-node-1 550.90.07
 t_rc 2 "drv-upgrade.sh >/dev/full, refused for the image: not 1, as the row to add is lost"
 t_grep "says nothing was changed" err "^drv-upgrade.sh: lab-node-1: nothing was changed$"
 t_run t_fake_state
@@ -70,7 +70,7 @@ for p in /nonexistent/x.prom:"no directory /nonexistent" afile/x.prom:"no direct
 	t_rc 2 "drv-audit.sh -p ${p%%:*}"
 	t_out "prints nothing, not OK"
 	t_err "says why, before any audit" "drv-audit.sh: cannot write ${p%%:*} (-p): ${p#*:}; no audit was made"
-	t_run drv-upgrade.sh -L -d "${p%%:*}" -m "$M" lab-node-1 550.90.07
+	t_run drv-upgrade.sh -L $T_DRAIN -d "${p%%:*}" -m "$M" lab-node-1 550.90.07
 	t_rc 2 "drv-upgrade.sh -d ${p%%:*}"
 	t_err "says why, before anything is done" \
 		"drv-upgrade.sh: cannot write the drain log ${p%%:*} (-d): ${p#*:}; nothing was changed"
@@ -79,7 +79,7 @@ t_run cat kubectl.log
 t_out "kubectl was never called"
 t_run ls -A adir
 t_out "and no file was left behind"
-t_run drv-upgrade.sh -L -d drain.log -m "$M" lab-node-1 550.90.07
+t_run drv-upgrade.sh -L $T_DRAIN -d drain.log -m "$M" lab-node-1 550.90.07
 t_rc 0 "drv-upgrade.sh -d drain.log"
 t_grep "stderr has kubectl drain's words, indented, as they come" err "^    node/lab-node-1 drained$"
 t_run cat drain.log
@@ -104,7 +104,7 @@ t_err "says it stopped" "awk: boom" "drv-audit.sh: stopped by an unexpected erro
 t_grep "records the failed run" audit.prom '^gpudrv_audit_exit_status 2$'
 t_run cat kubectl.log
 t_out "and never listed the nodes with a broken selector"
-PATH=$PWD/broken:$PATH t_run drv-upgrade.sh -L -m "$M" lab-node-1 550.90.07
+PATH=$PWD/broken:$PATH t_run drv-upgrade.sh -L $T_DRAIN -m "$M" lab-node-1 550.90.07
 t_rc 2 "drv-upgrade.sh stopped by a failure after the cordon"
 t_grep "says it stopped" err "^drv-upgrade.sh: lab-node-1: stopped by an unexpected error (status 1; see the messages above)$"
 t_grep "and puts the node back, saying so" err \

@@ -14,7 +14,7 @@ M=$PWD/matrix.csv
 mkdir -p x/bin x/lib/gpudrv
 cp "$BIN/drv-rollout.sh" x/bin/
 cp "$BIN/../lib/gpudrv/gpudrv-lib.sh" x/lib/gpudrv/
-for t in labels2tag matrix-grep pdb-check rollout-plan; do ln -s "$(command -v "$t")" "x/bin/$t"; done
+for t in labels2tag matrix-grep pdb-check rollout-plan upgrade-policy; do ln -s "$(command -v "$t")" "x/bin/$t"; done
 R=$PWD/x/bin/drv-rollout.sh
 D=$PWD
 
@@ -128,7 +128,7 @@ lab_states='drain-required validation-required upgrade-done'
 
 # 1. Two nodes at once: each node's states, one line each, the summary.
 cluster n1 n2
-t_run "$R" -L -p 2 -u 100% -t 60 -m "$M" "$NEW"
+t_run "$R" $T_DRAIN -L -p 2 -u 100% -t 60 -m "$M" "$NEW"
 t_rc 0 "two nodes at once"
 t_grep "the start line of n1" out "^start 1 n1 $TAG$"
 t_grep "the start line of n2" out "^start 2 n2 $TAG$"
@@ -136,9 +136,9 @@ t_is "n1's states, in order" "$(states n1 | tr '\n' ' ')" "$lab_states "
 t_is "n2's states, in order" "$(states n2 | tr '\n' ' ')" "$lab_states "
 last_line "the summary last" "done 2 failed 0 skipped 0 left 0"
 # n1's run, whichever of the two started first.
-t_run sed -n -e 's|-b [^ ]*/judged\.n1 |-b JUDGED |' -e "/ n1 $NEW\$/p" up.log
-t_out "drv-upgrade.sh gets -R, -N, -P, -b (what the plan judged n1 on) and the options passed on" \
-	"-R -N -P -L -b JUDGED -m $M -t 60 n1 $NEW"
+t_run sed -n -e 's|-b [^ ]*/judged\.n1 |-b JUDGED |' -e 's|-O [^ ]*/objects |-O OBJECTS |' -e "/ n1 $NEW\$/p" up.log
+t_out "drv-upgrade.sh gets -R, -N, -P, -b (what the plan judged n1 on), -O (the objects read) and the options passed on" \
+	"-R -N -P -L -b JUDGED -O OBJECTS -m $M -t 60 -U podDeletionFilter=none -U drain.enable=true -U drain.deleteEmptyDir=true n1 $NEW"
 
 # 1b. Rolling slots: at -p 2, n1 held in its drain does not hold the others:
 # n2, n3 and n4 take the other slot in turn and end while n1 waits; then n1
@@ -146,7 +146,7 @@ t_out "drv-upgrade.sh gets -R, -N, -P, -b (what the plan judged n1 on) and the o
 cluster n1 n2 n3 n4
 echo gate >act.n1
 mkdir -p textfile
-t_bg "$R" -L -p 2 -u 100% -M "$D/textfile/rollout.prom" -m "$M" "$NEW"
+t_bg "$R" $T_DRAIN -L -p 2 -u 100% -M "$D/textfile/rollout.prom" -m "$M" "$NEW"
 t_until 30 grep -q '^n4 upgrade-done$' out
 t_ok $? "n2, n3 and n4 are done while n1 is held"
 t_is "n1 is still under way" "$(grep -c '^n1 upgrade-done$' out)" 0
@@ -188,7 +188,7 @@ t_run stat -c %a textfile/rollout.prom
 t_out "mode 0644, for node_exporter" 644
 rm -f kubectl.log
 : >notadir
-t_run "$R" -L -M "$D/notadir/x.prom" -m "$M" "$NEW"
+t_run "$R" $T_DRAIN -L -M "$D/notadir/x.prom" -m "$M" "$NEW"
 t_rc 2 "-M in a directory that is not one"
 t_grep "says so" err "^drv-rollout.sh: cannot write $D/notadir/x.prom (-M): .*; nothing was changed$"
 t_is "before any request" "$(cat kubectl.log 2>/dev/null | grep -c .)" 0
@@ -197,18 +197,19 @@ t_is "before any request" "$(cat kubectl.log 2>/dev/null | grep -c .)" 0
 # is named.
 cluster n1 n2 n3
 echo fail >act.n1
-t_run "$R" -p 2 -u 100% -m "$M" "$NEW"
+t_run "$R" $T_DRAIN -p 2 -u 100% -m "$M" "$NEW"
 t_rc 1 "n1 fails"
 t_grep "says n1 failed and its last words" err "^drv-rollout.sh: n1: the upgrade failed (drv-upgrade.sh exit 1); its last words:$"
 t_grep "with them" err "^    drv-upgrade.sh: n1: drain failed (exit 1): see kubectl's words above$"
-t_grep "and that it stopped" err "^drv-rollout.sh: stopped: n1 failed; run again with -c to go on past it$"
+t_grep "and that it stopped" err "^drv-rollout.sh: stopped: n1 failed (-k 1); the nodes not started are left as they are$"
+t_grep "and the command that resumes" err "^drv-rollout.sh: see why (drv-states.sh, the nodes' logs), then resume, past the failed: drv-rollout.sh -U podDeletionFilter=none -U drain.enable=true -U drain.deleteEmptyDir=true -p 2 -u 100% -m $M $NEW -c$"
 t_grep "names n1, cordoned" err "^drv-rollout.sh: n1 is CORDONED and $S=upgrade-failed: see its messages; to return it to service: kubectl uncordon n1$"
 t_grep "n1's last state on stdout" out "^n1 upgrade-failed$"
 last_line "the summary: n3 left" "done 1 failed 1 skipped 0 left 1"
 t_run grep -c ' n3 ' up.log
 t_out "n3 was never started" 0
 # -c: on past it.
-t_run "$R" -c -p 2 -u 100% -m "$M" "$NEW"
+t_run "$R" $T_DRAIN -c -p 2 -u 100% -m "$M" "$NEW"
 t_rc 1 "-c: n3 done, n1 still failed"
 last_line "the summary" "done 2 failed 1 skipped 0 left 0"
 
@@ -217,7 +218,7 @@ last_line "the summary" "done 2 failed 1 skipped 0 left 0"
 # records (stdout) and the API say, never upgrade-done.
 cluster n1
 echo forge >act.n1
-t_run "$R" -p 1 -u 100% -m "$M" "$NEW"
+t_run "$R" $T_DRAIN -p 1 -u 100% -m "$M" "$NEW"
 t_rc 1 "n1 fails with a forged state line in its messages"
 t_is "n1's states are its records, upgrade-done never among them" "$(states n1 | tr '\n' ' ')" \
 	"drain-required upgrade-failed "
@@ -229,7 +230,7 @@ t_grep "and names it cordoned, upgrade-failed" err "^drv-rollout.sh: n1 is CORDO
 # rollout goes on.
 cluster n1 n2
 echo refuse >act.n1
-t_run "$R" -p 1 -u 100% -m "$M" "$NEW"
+t_run "$R" $T_DRAIN -p 1 -u 100% -m "$M" "$NEW"
 t_rc 1 "n1 refused twice"
 t_grep "says so" err "^drv-rollout.sh: n1: drv-upgrade.sh refused (exit 1); nothing was changed; judged again; its last words:$"
 t_grep "then skips it" err "^drv-rollout.sh: n1: drv-upgrade.sh refused (exit 1) again; nothing was changed; skipped; its last words:$"
@@ -239,7 +240,7 @@ t_run grep '^start ' run.out
 t_out "n1 started twice, then n2" "start 1 n1 $TAG" "start 2 n1 $TAG" "start 3 n2 $TAG"
 cluster n1 n2
 echo refuse-once >act.n1
-t_run "$R" -p 1 -u 100% -m "$M" "$NEW"
+t_run "$R" $T_DRAIN -p 1 -u 100% -m "$M" "$NEW"
 t_rc 0 "n1 refused once, then taken"
 t_grep "says it is judged again" err "^drv-rollout.sh: n1: drv-upgrade.sh refused (exit 1); nothing was changed; judged again; its last words:$"
 last_line "the summary: both done" "done 2 failed 0 skipped 0 left 0"
@@ -274,7 +275,7 @@ cluster n1 n2
 echo move >act.n1
 web_budget
 web_pods w-1:n1 w-2:n3
-t_run "$R" -p 1 -u 100% -w 0 -m "$M" "$NEW"
+t_run "$R" $T_DRAIN -p 1 -u 100% -w 0 -m "$M" "$NEW"
 t_rc 1 "n2 blocked by the pod that landed on it"
 t_grep "with pdb-check's words" err "^drv-rollout.sh: n2: its drain would be refused by the budget(s) below; the node is left as it is:$"
 cp out run.out
@@ -292,7 +293,7 @@ cluster n1 n2
 echo gate >act.n1
 web_budget
 web_pods w-1:n1 w-2:n2
-t_bg "$R" -L -p 2 -u 100% -m "$M" "$NEW"
+t_bg "$R" $T_DRAIN -L -p 2 -u 100% -m "$M" "$NEW"
 t_until 30 grep -q '^wait n2 budget team/web$' out
 t_ok $? "n2 waits for web while n1 is under way"
 sleep 11
@@ -308,7 +309,7 @@ rm -f pods.json pdbs.json
 # node named as its run last saw it.
 cluster n1 n2
 echo down >act.n1
-t_run "$R" -p 1 -u 100% -m "$M" "$NEW"
+t_run "$R" $T_DRAIN -p 1 -u 100% -m "$M" "$NEW"
 t_rc 2 "the API lost after n1 ended"
 t_grep "says so" err "^drv-rollout.sh: cannot list the GPU nodes after n1 ended$"
 t_grep "gives no summary" err "^drv-rollout.sh: the API does not answer: no summary; the nodes last under way, as their runs last saw them:$"
@@ -324,7 +325,7 @@ echo hang >act.n1
 # node starts: the deadline must fall while it is under way all the same.)
 dl=10
 [ "${GPUDRV_VALGRIND:-0}${GPUDRV_SANITIZED:-0}" = 00 ] || dl=40
-GPUDRV_TIMEOUT=$dl t_run "$R" -p 1 -u 100% -m "$M" "$NEW"
+GPUDRV_TIMEOUT=$dl t_run "$R" $T_DRAIN -p 1 -u 100% -m "$M" "$NEW"
 t_rc 2 "the run's deadline"
 t_grep "says so" err "^drv-rollout.sh: the run's deadline came (GPUDRV_TIMEOUT=$dl, [0-9]*s of it kept to put the node back) with n1 under way$"
 t_grep "n1 as its run left it" err "^drv-rollout.sh: n1: now: unschedulable= state=upgrade-required$"
@@ -335,7 +336,7 @@ t_none_alive "the stand-in is not left running" kubectl.pids
 cluster n1 n2
 echo hang >act.n1
 echo hang >act.n2
-t_bg "$R" -p 2 -u 100% -m "$M" "$NEW"
+t_bg "$R" $T_DRAIN -p 2 -u 100% -m "$M" "$NEW"
 t_until 10 sh -c '[ "$(cat kubectl.pids 2>/dev/null | grep -c .)" -ge 2 ]'
 t_ok $? "both under way"
 kill -TERM "$t_pid"

@@ -13,7 +13,7 @@ M=$PWD/matrix.csv
 mkdir -p x/bin x/lib/gpudrv
 cp "$BIN/drv-rollout.sh" x/bin/
 cp "$BIN/../lib/gpudrv/gpudrv-lib.sh" x/lib/gpudrv/
-for t in labels2tag matrix-grep pdb-check rollout-plan; do ln -s "$(command -v "$t")" "x/bin/$t"; done
+for t in labels2tag matrix-grep pdb-check rollout-plan upgrade-policy; do ln -s "$(command -v "$t")" "x/bin/$t"; done
 R=$PWD/x/bin/drv-rollout.sh
 D=$PWD
 t_fake_fleet
@@ -83,7 +83,7 @@ upgrades() { if [ -f up.log ]; then grep -c . up.log; else echo 0; fi; }
 # 1. A free lease: created, renewed at once (the update is proven before any
 # node), released at the end; the lock file names the holder.
 fresh n1
-t_run "$R" -L -m "$M" "$NEW"
+t_run "$R" $T_DRAIN -L -m "$M" "$NEW"
 t_rc 0 "a rollout with no lease in the cluster"
 t_err "says nothing of the lock"
 t_run sed 's/ .*//' lease.log
@@ -107,20 +107,20 @@ t_is "the node was upgraded" "$(upgrades)" 1
 # The default lock directory: ~/.local/state/gpudrv, made mode 0700.
 fresh n1
 mkdir home
-t_run env -u GPUDRV_LOCK_DIR HOME="$PWD/home" "$R" -L -m "$M" "$NEW"
+t_run env -u GPUDRV_LOCK_DIR HOME="$PWD/home" "$R" $T_DRAIN -L -m "$M" "$NEW"
 t_rc 0 "without GPUDRV_LOCK_DIR"
 t_run ls -ld home/.local/state/gpudrv
 t_grep "the lock is in ~/.local/state/gpudrv, mode 0700" out "^drwx------ "
 set -- home/.local/state/gpudrv/gpudrv-rollout-*.lock
 [ -f "$1" ]
 t_ok $? "the lock file is there"
-t_run env -u GPUDRV_LOCK_DIR -u HOME "$R" -L -m "$M" "$NEW"
+t_run env -u GPUDRV_LOCK_DIR -u HOME "$R" $T_DRAIN -L -m "$M" "$NEW"
 t_rc 2 "neither GPUDRV_LOCK_DIR nor HOME"
 t_err "says what to set" "drv-rollout.sh: HOME is not set: name the directory of the rollout's lock in GPUDRV_LOCK_DIR (one only you can write)"
 
 # A dry run takes no lock.
 fresh n1
-t_run "$R" -D -m "$M" "$NEW"
+t_run "$R" $T_DRAIN -D -m "$M" "$NEW"
 t_rc 0 "a dry run"
 [ ! -e lease.log ] && [ ! -e "$LOCKF" ]
 t_ok $? "makes no lease request and no lock file"
@@ -130,7 +130,7 @@ t_ok $? "makes no lease request and no lock file"
 fresh n1
 lease_is 7 "$(now)" 60 2026-01-01T00:00:00.000000Z 3 other-host_4242_cafe
 cp lease lease.before
-t_run "$R" -L -m "$M" "$NEW"
+t_run "$R" $T_DRAIN -L -m "$M" "$NEW"
 t_rc 2 "a lease held by another run"
 t_grep "names the holder and when it expires" err \
 	"^drv-rollout.sh: another rollout holds $L: other-host_4242_cafe (acquired 2026-01-01T00:00:00.000000Z, renewed [0-9T:.Z-]*, for 60s: it expires at [0-9T:.Z-]* by this machine's clock, in [0-9]*s, unless renewed)$"
@@ -145,7 +145,7 @@ t_out "the nodes are not even read" 0
 # 3. Expired: taken over (a compare-and-swap), then released.
 fresh n1
 lease_is 7 2020-01-01T00:00:00.000000Z 60 2020-01-01T00:00:00.000000Z 3 other-host_4242_cafe
-t_run "$R" -L -m "$M" "$NEW"
+t_run "$R" $T_DRAIN -L -m "$M" "$NEW"
 t_rc 0 "an expired lease"
 t_grep "says whose lease it took over" err \
 	"^drv-rollout.sh: took over $L from an expired lease: other-host_4242_cafe (acquired 2020-01-01T00:00:00.000000Z, renewed 2020-01-01T00:00:00.000000Z, for 60s: it expires at 2020-01-01T00:01:00.000000Z by this machine's clock, [0-9]*s ago, unless renewed)$"
@@ -158,7 +158,7 @@ t_is "the node was upgraded" "$(upgrades)" 1
 # Released (no holder): taken, quietly.
 fresh n1
 lease_is 9 2026-01-01T00:00:00.000000Z 1 2026-01-01T00:00:00.000000Z 4 ""
-t_run "$R" -L -m "$M" "$NEW"
+t_run "$R" $T_DRAIN -L -m "$M" "$NEW"
 t_rc 0 "a released lease"
 t_err "is taken without a word"
 
@@ -166,7 +166,7 @@ t_err "is taken without a word"
 fresh n1
 lease_is 7 2020-01-01T00:00:00.000000Z 60 2020-01-01T00:00:00.000000Z 3 old-host_1_dead
 : >lease.race
-t_run "$R" -L -m "$M" "$NEW"
+t_run "$R" $T_DRAIN -L -m "$M" "$NEW"
 t_rc 2 "a takeover that loses the race (409)"
 t_grep "names the winner" err "^drv-rollout.sh: another rollout took $L first: other-host_4242_cafe (acquired "
 t_grep "and that nothing was changed" err "^drv-rollout.sh: nothing was changed; run again once it has ended (or its lease expired)$"
@@ -176,7 +176,7 @@ t_out "one write tried, none after the conflict (no release of another's lease)"
 t_is "no node was touched" "$(upgrades)" 0
 fresh n1
 : >lease.race
-t_run "$R" -L -m "$M" "$NEW"
+t_run "$R" $T_DRAIN -L -m "$M" "$NEW"
 t_rc 2 "a create that loses the race (AlreadyExists)"
 t_grep "names the winner" err "^drv-rollout.sh: another rollout took $L first: other-host_4242_cafe (acquired "
 t_is "the winner keeps the lease" "$(field 6)" other-host_4242_cafe
@@ -190,7 +190,7 @@ dead=$!
 wait "$dead"
 echo "${HOST}_${dead}_abcd" >"$LOCKF"
 lease_is 7 "$(now)" 60 "$(now)" 0 "${HOST}_${dead}_abcd"
-t_run "$R" -L -m "$M" "$NEW"
+t_run "$R" $T_DRAIN -L -m "$M" "$NEW"
 t_rc 0 "the lease of a dead run of this machine"
 t_grep "says so" err "^drv-rollout.sh: took over $L from a run on this machine that is dead (pid $dead)$"
 t_is "the node was upgraded" "$(upgrades)" 1
@@ -198,14 +198,14 @@ t_is "the node was upgraded" "$(upgrades)" 1
 fresh n1
 echo "${HOST}_$$_abcd" >"$LOCKF"
 lease_is 7 "$(now)" 60 "$(now)" 0 "${HOST}_$$_abcd"
-t_run "$R" -L -m "$M" "$NEW"
+t_run "$R" $T_DRAIN -L -m "$M" "$NEW"
 t_rc 2 "the lease of a run of this machine whose pid runs"
 t_grep "is held" err "^drv-rollout.sh: another rollout holds $L: ${HOST}_$$_abcd "
 # Another machine's: held, whatever pid it names.
 fresh n1
 echo "other-host_${dead}_abcd" >"$LOCKF"
 lease_is 7 "$(now)" 60 "$(now)" 0 "other-host_${dead}_abcd"
-t_run "$R" -L -m "$M" "$NEW"
+t_run "$R" $T_DRAIN -L -m "$M" "$NEW"
 t_rc 2 "the lease of another machine, though the lock file names it"
 t_grep "is held" err "^drv-rollout.sh: another rollout holds $L: other-host_${dead}_abcd "
 
@@ -215,7 +215,7 @@ fresh n1
 flock "$LOCKF" sleep 4 &
 holder=$!
 t_until 5 sh -c "! flock -n '$LOCKF' true"
-GPUDRV_LEASE_DURATION=3 t_run "$R" -L -m "$M" "$NEW"
+GPUDRV_LEASE_DURATION=3 t_run "$R" $T_DRAIN -L -m "$M" "$NEW"
 wait "$holder"
 t_rc 0 "a rerun while the lock file is held"
 t_grep "says it waits" err "^drv-rollout.sh: another drv-rollout.sh of https://127.0.0.1:6443 runs on this machine, or upgrades one started still do: waiting for them to end (lock $LOCKF)$"
@@ -227,7 +227,7 @@ t_is "released at the end" "$(field 6)" ""
 # 7. A signal during a batch: the batch stopped (resumable), the lease released.
 fresh n1
 echo hang >act.n1
-t_bg "$R" -L -m "$M" "$NEW"
+t_bg "$R" $T_DRAIN -L -m "$M" "$NEW"
 t_until 10 test -s up.log
 t_ok $? "the batch is under way"
 kill -TERM "$t_pid"
@@ -243,7 +243,7 @@ t_none_alive "no stand-in left running" kubectl.pids
 # leaves that lease alone.
 fresh n1
 echo hang >act.n1
-GPUDRV_LEASE_DURATION=3 t_bg "$R" -L -m "$M" "$NEW"
+GPUDRV_LEASE_DURATION=3 t_bg "$R" $T_DRAIN -L -m "$M" "$NEW"
 t_until 10 test -s up.log
 t_ok $? "the batch is under way"
 t_until 10 sh -c "[ \$(grep -c '^replace' lease.log) -ge 2 ]"
@@ -263,7 +263,7 @@ t_grep "the summary" out "^done 0 failed 0 skipped 0 left 1$"
 # A renewal that cannot reach the API for the lease's duration: the same.
 fresh n1
 echo hang >act.n1
-GPUDRV_LEASE_DURATION=3 t_bg "$R" -L -m "$M" "$NEW"
+GPUDRV_LEASE_DURATION=3 t_bg "$R" $T_DRAIN -L -m "$M" "$NEW"
 t_until 10 test -s up.log
 : >lease.down
 t_wait 20
@@ -284,32 +284,32 @@ refused() { # refused DESC WHY
 fresh n1
 mkdir -m 700 real
 ln -s real linked
-GPUDRV_LOCK_DIR=$PWD/linked t_run "$R" -L -m "$M" "$NEW"
+GPUDRV_LOCK_DIR=$PWD/linked t_run "$R" $T_DRAIN -L -m "$M" "$NEW"
 refused "a lock directory that is a symbolic link" "directory $PWD/linked is a symbolic link"
 mkdir -m 777 open
 chmod 777 open
-GPUDRV_LOCK_DIR=$PWD/open t_run "$R" -L -m "$M" "$NEW"
+GPUDRV_LOCK_DIR=$PWD/open t_run "$R" $T_DRAIN -L -m "$M" "$NEW"
 refused "a lock directory anyone can write" "directory $PWD/open can be written by group or others (drwxrwxrwx)"
-GPUDRV_LOCK_DIR=/tmp t_run "$R" -L -m "$M" "$NEW"
+GPUDRV_LOCK_DIR=/tmp t_run "$R" $T_DRAIN -L -m "$M" "$NEW"
 refused "/tmp" "directory /tmp can be written by group or others (drwxrwxrwt)"
 ln -s "$PWD/elsewhere" "$LOCKF"
-t_run "$R" -L -m "$M" "$NEW"
+t_run "$R" $T_DRAIN -L -m "$M" "$NEW"
 refused "a lock file that is a symbolic link" "file $LOCKF is a symbolic link"
 [ ! -e elsewhere ]
 t_ok $? "and nothing is made where it points"
 rm -f "$LOCKF"
 : >"$LOCKF"
 chmod 620 "$LOCKF"
-t_run "$R" -L -m "$M" "$NEW"
+t_run "$R" $T_DRAIN -L -m "$M" "$NEW"
 refused "a lock file its group can write" "file $LOCKF can be written by group or others (-rw--w----)"
 if [ "$(id -u)" = 0 ]; then
 	chmod 600 "$LOCKF"
 	chown 65534 "$LOCKF"
-	t_run "$R" -L -m "$M" "$NEW"
+	t_run "$R" $T_DRAIN -L -m "$M" "$NEW"
 	refused "a lock file of another user" "file $LOCKF belongs to uid 65534, not to you (uid 0)"
 	mkdir -m 700 theirs
 	chown 65534 theirs
-	GPUDRV_LOCK_DIR=$PWD/theirs t_run "$R" -L -m "$M" "$NEW"
+	GPUDRV_LOCK_DIR=$PWD/theirs t_run "$R" $T_DRAIN -L -m "$M" "$NEW"
 	refused "a lock directory of another user" "directory $PWD/theirs belongs to uid 65534, not to you (uid 0)"
 else
 	t_skip "a lock file of another user: not root, cannot make one"
@@ -320,7 +320,7 @@ rm -f "$LOCKF"
 # any node is touched, saying what to do.
 fresh n1
 : >lease.nons
-t_run "$R" -L -m "$M" "$NEW"
+t_run "$R" $T_DRAIN -L -m "$M" "$NEW"
 t_rc 2 "no namespace gpudrv"
 t_err "gives the command that makes it" \
 	"drv-rollout.sh: the namespace gpudrv, where the rollout's lease goes, does not exist: make it (kubectl create namespace gpudrv, or kubectl apply -f deploy/), or name another in GPUDRV_LEASE_NAMESPACE; nothing was changed"
@@ -328,7 +328,7 @@ t_is "no node was touched" "$(upgrades)" 0
 for verb in get create update; do
 	fresh n1
 	echo "$verb" >lease.deny
-	t_run "$R" -L -m "$M" "$NEW"
+	t_run "$R" $T_DRAIN -L -m "$M" "$NEW"
 	t_rc 2 "no $verb on leases"
 	t_grep "relays the refusal" err "^    Error from server (Forbidden): leases.coordination.k8s.io.* cannot $verb resource \"leases\""
 	t_grep "names the rights needed" err "^drv-rollout.sh: nothing was changed; the rollout's account needs get, create and update on leases in gpudrv (deploy/25-upgrader-lease.yaml; with another namespace, put that Role there)$"
@@ -341,15 +341,15 @@ done
 
 # GPUDRV_LEASE_NAMESPACE: another namespace, checked.
 fresh n1
-GPUDRV_LEASE_NAMESPACE=ops t_run "$R" -L -m "$M" "$NEW"
+GPUDRV_LEASE_NAMESPACE=ops t_run "$R" $T_DRAIN -L -m "$M" "$NEW"
 t_rc 0 "GPUDRV_LEASE_NAMESPACE=ops"
 t_run grep -c -- ' -n ops ' kubectl.log
 t_out "every lease request goes to ops" 4
 fresh n1
-GPUDRV_LEASE_NAMESPACE='a b' t_run "$R" -L -m "$M" "$NEW"
+GPUDRV_LEASE_NAMESPACE='a b' t_run "$R" $T_DRAIN -L -m "$M" "$NEW"
 t_rc 2 "GPUDRV_LEASE_NAMESPACE that is not a name"
 t_err "says so" "drv-rollout.sh: GPUDRV_LEASE_NAMESPACE takes a namespace name, not 'a?b'"
-GPUDRV_LEASE_DURATION=2 t_run "$R" -L -m "$M" "$NEW"
+GPUDRV_LEASE_DURATION=2 t_run "$R" $T_DRAIN -L -m "$M" "$NEW"
 t_rc 2 "GPUDRV_LEASE_DURATION under 3 s"
 t_err "says so" "drv-rollout.sh: GPUDRV_LEASE_DURATION takes seconds, 3 or more (60, 60s, 2m), not '2'"
 t_done

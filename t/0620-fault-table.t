@@ -75,12 +75,14 @@ inner() {
 }
 
 # forward_writes: the calls after the fault that move things forward (not
-# a GET, not putting the node back, not the lease's release); into ./fwd.
+# a GET, not putting the node back, not an Event, not the lease's release);
+# into ./fwd.
 forward_writes() {
 	sed -n '/^FAULT /,$p' calls | sed 1d | grep -v \
 		-e '^GET ' \
 		-e '^CALL .* uncordon lab-node-1$' \
-		-e "^WRITE [0-9]* .* patch node lab-node-1 .*{\"$S\":\"upgrade-failed\"}}} -o json\$" \
+		-e "^WRITE [0-9]* .* patch node lab-node-1 .* -p {\"metadata\":{\"labels\":{\"$S\":\"upgrade-failed\"}" \
+		-e '^CALL .* create --raw /api/v1/namespaces/default/events ' \
 		-e "^CALL .* label node lab-node-1 --overwrite $S=upgrade-failed\$" \
 		-e "^CALL .* label node lab-node-1 $S-\$" \
 		-e '^CALL .* config view ' \
@@ -198,6 +200,18 @@ up_except() {
 FAKE_NEW_DRIVER=$NEW
 export FAKE_NEW_DRIVER
 table drv-upgrade.sh cluster up_except drv-upgrade.sh -m "$M" lab-node-1 "$NEW"
+# The cluster's own policy where a pod holds a GPU: evicted, then the
+# node's pods looked at until it is gone (a look is a GET of a list too).
+gpu_cluster() {
+	cluster
+	FAKE_PDB=$DATA/pdb-gpu-ok.json
+	export FAKE_PDB
+}
+table "drv-upgrade.sh, a pod that holds a GPU" gpu_cluster up_except drv-upgrade.sh -m "$M" lab-node-1 "$NEW"
+FAKE_PDB=$DATA/pdb-lab-ok.json
+# The lab's policy: the drain of every pod.
+# shellcheck disable=SC2086 # T_DRAIN is words
+table "drv-upgrade.sh, the drain" cluster up_except drv-upgrade.sh $T_DRAIN -m "$M" lab-node-1 "$NEW"
 unset FAKE_NEW_DRIVER
 table "drv-upgrade.sh -j" cluster up_except drv-upgrade.sh -L -N -j job=train -J 5 -m "$M" lab-node-1 "$NEW"
 
@@ -207,7 +221,7 @@ table "drv-upgrade.sh -j" cluster up_except drv-upgrade.sh -L -N -j job=train -J
 mkdir -p x/bin x/lib/gpudrv
 cp "$BIN/drv-rollout.sh" x/bin/
 cp "$BIN/../lib/gpudrv/gpudrv-lib.sh" x/lib/gpudrv/
-for t in labels2tag matrix-grep pdb-check rollout-plan; do ln -s "$(command -v "$t")" "x/bin/$t"; done
+for t in labels2tag matrix-grep pdb-check rollout-plan upgrade-policy; do ln -s "$(command -v "$t")" "x/bin/$t"; done
 cat >x/bin/drv-upgrade.sh <<'STUB'
 #!/bin/sh
 for a; do node=$v; v=$a; done

@@ -43,21 +43,23 @@ KUBECONFIG=$PWD/gpudrv-nobody.kubeconfig t_run drv-states.sh -m "$M"
 t_rc 2 "drv-states.sh when RBAC forbids listing nodes"
 t_out "prints nothing on stdout"
 node1 >before
-KUBECONFIG=$PWD/gpudrv-nobody.kubeconfig t_run drv-upgrade.sh -L -m "$M" lab-node-1 550.90.07
+KUBECONFIG=$PWD/gpudrv-nobody.kubeconfig t_run drv-upgrade.sh -L $T_DRAIN -m "$M" lab-node-1 550.90.07
 t_rc 2 "drv-upgrade.sh when RBAC forbids reading the node"
 t_grep "says it cannot read the node" err "drv-upgrade.sh: cannot read node lab-node-1 from the cluster; kubectl said:"
 node1 >after
 t_cmp "the node is untouched" before after
 
-# Nodes may be read, but budgets and pods may not: step 2 cannot look.
-kubectl create clusterrole gpudrv-node-reader --verb=get,list --resource=nodes >/dev/null 2>&1 || :
+# Nodes (and the operator's objects) may be read, but budgets and pods may
+# not: step 2 cannot look.
+kubectl create clusterrole gpudrv-node-reader --verb=get,list \
+	--resource=nodes,clusterpolicies.nvidia.com,gpuclusters.nvidia.com,nvidiadrivers.nvidia.com >/dev/null 2>&1 || :
 kubectl create clusterrolebinding gpudrv-node-reader --clusterrole=gpudrv-node-reader \
 	--serviceaccount=default:gpudrv-reader >/dev/null 2>&1 || :
 sa_kubeconfig gpudrv-reader
 KUBECONFIG=$PWD/gpudrv-reader.kubeconfig t_run drv-audit.sh -m "$M"
 t_rc 0 "drv-audit.sh needs nothing but reading nodes"
 t_out "OK" OK
-KUBECONFIG=$PWD/gpudrv-reader.kubeconfig t_run drv-upgrade.sh -L -m "$M" lab-node-1 550.90.07
+KUBECONFIG=$PWD/gpudrv-reader.kubeconfig t_run drv-upgrade.sh -L $T_DRAIN -m "$M" lab-node-1 550.90.07
 t_rc 2 "drv-upgrade.sh when RBAC forbids listing budgets and pods"
 t_grep "says it cannot look at the budgets" err "^drv-upgrade.sh: cannot GET /apis/policy/v1/poddisruptionbudgets; kubectl said:$"
 node1 >after
@@ -80,7 +82,7 @@ exec kubectl "$@"
 EOF2
 chmod +x kubectl-stop
 APISERVER_PID=$apiserver_pid KUBECTL=$PWD/kubectl-stop GPUDRV_REQUEST_TIMEOUT=3s \
-	t_run drv-upgrade.sh -L -m "$M" -t 30 lab-node-1 550.90.07
+	t_run drv-upgrade.sh -L $T_DRAIN -m "$M" -t 30 lab-node-1 550.90.07
 kill -CONT "$apiserver_pid"
 t_rc 1 "drv-upgrade.sh whose drain meets a dead API server"
 t_grep "says the uncordon failed and the node is still cordoned" err \
@@ -90,7 +92,7 @@ t_grep "says the API did not answer, with the last known state" err \
 until kubectl get --raw /readyz >/dev/null 2>&1; do sleep 1; done
 t_run kubectl get node lab-node-1 -o 'jsonpath={.spec.unschedulable}/{.metadata.labels.nvidia\.com/gpu-driver-upgrade-state}/{.metadata.labels.nvidia\.com/cuda\.driver\.major}'
 t_val "and the node agrees once the API answers: cordoned, drain-required, driver 535" true/drain-required/535
-t_run drv-upgrade.sh -L -m "$M" -t 30 lab-node-1 550.90.07
+t_run drv-upgrade.sh -L $T_DRAIN -m "$M" -t 30 lab-node-1 550.90.07
 t_rc 0 "the command it named resumes the upgrade"
 t_run kubectl get node lab-node-1 -o 'jsonpath={.spec.unschedulable}/{.metadata.labels.nvidia\.com/gpu-driver-upgrade-state}'
 t_val "and ends with the node schedulable: it was before the first attempt" /upgrade-done
@@ -138,9 +140,9 @@ until kubectl get --raw /readyz >/dev/null 2>&1; do sleep 1; done
 e2e_namespace gpu-drv
 e2e_holder lab-node-1
 : >kubectl.rec
-KUBECTL=$PWD/kubectl-rec drv-upgrade.sh -L -m "$M" -t 60 lab-node-1 550.127.05 >up.out 2>up.err &
+KUBECTL=$PWD/kubectl-rec drv-upgrade.sh -L $T_DRAIN -m "$M" -t 60 lab-node-1 550.127.05 >up.out 2>up.err &
 up=$!
-until grep -q 'kubectl drain --timeout' up.err 2>/dev/null; do sleep 1; done
+e2e_until 120 grep -q 'kubectl drain --' up.err
 sleep 2
 # To the script alone: it must not wait for the 60 s drain to end.
 t0=$(date +%s)

@@ -36,7 +36,9 @@ drv() {
 }
 
 # The sandbox has the GPU Operator's two CRDs (sandbox/crds): a ClusterPolicy
-# and an NVIDIADriver, so that the auditor's rule for them is exercised.
+# and an NVIDIADriver, so that the auditor's rule for them is exercised
+# (the upgrader reads its upgradePolicy there: autoUpgrade off, as without
+# it the operator would upgrade the nodes itself).
 made_crs=1
 kubectl apply -f - >/dev/null <<'EOF2'
 apiVersion: nvidia.com/v1
@@ -47,7 +49,7 @@ spec: {driver: {usePrecompiled: true, useNvidiaDriverCRD: true, version: "550"}}
 apiVersion: nvidia.com/v1alpha1
 kind: NVIDIADriver
 metadata: {name: default}
-spec: {usePrecompiled: true, version: "550"}
+spec: {usePrecompiled: true, version: "550", upgradePolicy: {autoUpgrade: false}}
 EOF2
 t_ok $? "a ClusterPolicy and an NVIDIADriver"
 
@@ -210,7 +212,7 @@ kind: ClusterPolicy
 metadata: {name: gpudrv-x}
 EOF2
 fi
-t_run as_auditor drv-upgrade.sh -L -m "$M" -t 10 lab-node-1 550.90.07
+t_run as_auditor drv-upgrade.sh -L $T_DRAIN -m "$M" -t 10 lab-node-1 550.90.07
 t_rc 2 "drv-upgrade.sh as the auditor"
 t_grep "stops where it cannot look at the budgets" err "^drv-upgrade.sh: cannot GET /apis/policy/v1/poddisruptionbudgets; kubectl said:$"
 node lab-node-1 >after
@@ -221,7 +223,7 @@ t_cmp "no pod was evicted or deleted" pods.before pods.after
 # 3. The upgrader: the whole upgrade of lab-node-1, 535.183.06 to 550.90.07.
 t_run drv lab-node-1
 t_val "lab-node-1 starts schedulable, on 535.183.06, no upgrade state" /535.183.06/
-t_run as_upgrader drv-upgrade.sh -L -t 60 -m "$M" lab-node-1 550.90.07
+t_run as_upgrader drv-upgrade.sh -L $T_DRAIN -t 60 -m "$M" lab-node-1 550.90.07
 t_rc 0 "drv-upgrade.sh -L as the upgrader"
 t_out "ends with the audit and the node upgrade-done" "audit: OK" \
 	"lab-node-1 upgrade-done 550.90.07 550-5.15.0-107-generic-ubuntu22.04"
@@ -233,6 +235,22 @@ t_grep "the drain looked up both DaemonSets and skipped their pods" err \
 t_grep "and evicted the trainer" err "evicting pod gpu-drv/$trainer"
 t_run drv lab-node-1
 t_val "lab-node-1 is schedulable, on 550.90.07, upgrade-done" /550.90.07/upgrade-done
+t_run kubectl get events -n default --field-selector "involvedObject.kind=Node,involvedObject.name=lab-node-1,source=gpudrv,reason=GPUDriverUpgrade" -o name
+t_ok "$([ "$(grep -c . out)" -ge 3 ]; echo $?)" "its states are Events on the node, made as the upgrader"
+# Without the Role of deploy/35-upgrader-events.yaml: said once, and the
+# upgrade the same (here a refusal: the skip label).
+kubectl delete -f "$D/35-upgrader-events.yaml" >/dev/null
+e2e_until 30 sh -c "[ \"\$(kubectl auth can-i create events -n default --as=$UPG)\" = no ]"
+kubectl label node lab-node-0 --overwrite nvidia.com/gpu-driver-upgrade.skip=true >/dev/null
+t_run as_upgrader drv-upgrade.sh -L -m "$M" lab-node-0 550.90.07
+t_rc 1 "drv-upgrade.sh as the upgrader without its events Role: the skip label refuses"
+t_grep "says it cannot record Events, with the refusal" err "^drv-upgrade.sh: warning: cannot record Events on lab-node-0 (kubectl said: Error from server (Forbidden): events is forbidden: User \"$UPG\" cannot create resource \"events\" in API group \"\" in the namespace \"default\""
+kubectl label node lab-node-0 nvidia.com/gpu-driver-upgrade.skip- >/dev/null
+t_run kubectl apply -f "$D/35-upgrader-events.yaml"
+t_rc 0 "the events Role put back"
+e2e_until 30 sh -c "[ \"\$(kubectl auth can-i create events -n default --as=$UPG)\" = yes ]"
+t_ok $? "the upgrader may create events in default"
+t_is "and not in another namespace" "$(kubectl auth can-i create events -n gpu-drv --as="$UPG")" no
 
 # Without -L the driver pod is deleted: the namespaced Role.
 e2e_until 90 running gpu-drv app=trainer 3 && e2e_until 60 settled
@@ -249,7 +267,7 @@ old=$(kubectl -n gpu-operator get pods -l app=nvidia-driver-daemonset --field-se
 		nvidia.com/cuda.driver.minor=127 nvidia.com/cuda.driver.rev=05 >/dev/null
 ) &
 gfd=$!
-t_run as_upgrader drv-upgrade.sh -g 60 -t 60 -m "$M" lab-node-2 550.127.05
+t_run as_upgrader drv-upgrade.sh $T_DRAIN -g 60 -t 60 -m "$M" lab-node-2 550.127.05
 wait "$gfd" || :
 t_rc 0 "drv-upgrade.sh as the upgrader, restarting the driver pod"
 t_out "ends with the audit and the node upgrade-done" "audit: OK" \
@@ -270,7 +288,7 @@ t_rc 2 "drv-rollout.sh -D as the auditor"
 t_grep "stops where it cannot read the budgets and pods" err "^drv-rollout.sh: cannot GET /apis/policy/v1/poddisruptionbudgets; kubectl said:$"
 t_out "and prints no plan"
 kubectl -n gpudrv delete lease gpudrv-rollout --ignore-not-found >/dev/null # (an earlier test's)
-t_run as_upgrader drv-rollout.sh -L -p 1 -u 100% -t 60 -m "$M" 550.90.07
+t_run as_upgrader drv-rollout.sh -L $T_DRAIN -p 1 -u 100% -t 60 -m "$M" 550.90.07
 t_rc 0 "drv-rollout.sh -L as the upgrader (lab-node-2 back to 550.90.07)"
 {
 	echo "start 1 lab-node-2 550-6.8.0-45-generic-ubuntu24.04"
@@ -311,7 +329,7 @@ for right in create get update; do
 	esac
 	t_ok $? "the upgrader's lease rights without $right"
 	nodes3 >nodes.before
-	t_run as_upgrader drv-rollout.sh -L -p 1 -u 100% -t 60 -m "$M" 550.127.05
+	t_run as_upgrader drv-rollout.sh -L $T_DRAIN -p 1 -u 100% -t 60 -m "$M" 550.127.05
 	t_rc 2 "drv-rollout.sh as the upgrader without $right on the lease"
 	t_grep "relays the refusal" err "forbidden: User \"$UPG\" cannot $right resource \"leases\" in API group \"coordination.k8s.io\" in the namespace \"gpudrv\""
 	t_grep "names the rights it needs" err "^drv-rollout.sh: nothing was changed; the rollout's account needs get, create and update on leases in gpudrv (deploy/25-upgrader-lease.yaml; "
@@ -418,7 +436,7 @@ kubectl label node lab-node-1 --overwrite nvidia.com/cuda.driver.major=535 nvidi
 	nvidia.com/cuda.driver.rev=06 nvidia.com/gpu-driver-upgrade-state- >/dev/null
 e2e_until 90 running gpu-drv app=trainer 3 && e2e_until 60 settled
 t_ok $? "lab-node-1 back on 535.183.06, one disruption allowed"
-t_run env KUBECONFIG="$PWD/upgrader.kubeconfig" drv-upgrade.sh -L -t 60 -m "$M" lab-node-1 550.90.07
+t_run env KUBECONFIG="$PWD/upgrader.kubeconfig" drv-upgrade.sh -L $T_DRAIN -t 60 -m "$M" lab-node-1 550.90.07
 t_rc 0 "drv-upgrade.sh -L through the upgrader's kubeconfig"
 t_out "ends with the audit and the node upgrade-done" "audit: OK" \
 	"lab-node-1 upgrade-done 550.90.07 550-5.15.0-107-generic-ubuntu22.04"

@@ -127,10 +127,10 @@ gfd() {
 gfd &
 gfd_pid=$!
 { cat "$ROOT/lab/support-matrix.csv"; echo 550,5.15.0-107-generic,ubuntu22.04; } >matrix.csv
-R="drv-rollout.sh -m $PWD/matrix.csv -p 4 -u 50% -t 60 -g 8 -w 15 -o $PWD/logs"
+R="drv-rollout.sh $T_DRAIN -m $PWD/matrix.csv -p 4 -u 50% -t 60 -g 8 -w 15 -o $PWD/logs"
 
 # A missing image: refused before anything is touched.
-t_run drv-rollout.sh -m "$ROOT/lab/support-matrix.csv" -p 4 "$NEW"
+t_run drv-rollout.sh $T_DRAIN -m "$ROOT/lab/support-matrix.csv" -p 4 "$NEW"
 t_rc 1 "an image missing from the matrix"
 t_grep "lists each node's missing image" out "^ro-01 MISSING 550-5.15.0-107-generic-ubuntu22.04$"
 t_grep "gives the matrix row to add" err "^    550,5.15.0-107-generic,ubuntu22.04$"
@@ -198,7 +198,7 @@ while read -r n _; do
 done <killed
 t_grep "ro-20 ends upgrade-failed" run2.out "^ro-20 upgrade-failed$"
 t_grep "says where ro-20 stands" run2.err "^drv-rollout.sh: ro-20 is CORDONED and $S=upgrade-failed"
-t_grep "and that the run stopped" run2.err "^drv-rollout.sh: stopped: ro-20 failed; run again with -c to go on past it$"
+t_grep "and that the run stopped" run2.err "^drv-rollout.sh: stopped: ro-20 failed (-k 1); the nodes not started are left as they are$"
 t_grep "the summary" run2.out "^done [0-9]* failed 1 skipped [0-9]* left [0-9]*$"
 
 t_run $R "$NEW"
@@ -266,8 +266,11 @@ e2e_until 90 settled2
 t_ok $? "three trainers, one a node, trainer-pdb allowing one disruption"
 { cat "$ROOT/lab/support-matrix.csv"; printf '%s\n' 570,5.15.0-119-generic,ubuntu22.04 \
 	570,5.15.0-107-generic,ubuntu22.04 570,6.8.0-45-generic,ubuntu24.04; } >lab.csv
-t_run drv-rollout.sh -L -D -p 3 -u 100% -m "$PWD/lab.csv" 570.86.10
+t_run drv-rollout.sh -L $T_DRAIN -D -p 3 -u 100% -m "$PWD/lab.csv" 570.86.10
 t_rc 0 "the lab's plan"
+t_grep "the policy first: the flags' fields, said so" out "^policy - drain.enable flag true$"
+grep -v '^policy ' out >plan.out
+mv plan.out out
 t_out "one node after the other: the trainers' budget lets one drain at a time" \
 	"start 1 lab-node-0 570-5.15.0-119-generic-ubuntu22.04" \
 	"wait lab-node-1 budget gpu-drv/trainer-pdb" \
@@ -276,7 +279,7 @@ t_out "one node after the other: the trainers' budget lets one drain at a time" 
 	"start 3 lab-node-2 570-6.8.0-45-generic-ubuntu24.04" \
 	"plan: upgrade 3 done 0 failed 0 skipped 0 left 0"
 cp out labplan
-t_run drv-rollout.sh -L -p 3 -u 100% -w 60 -m "$PWD/lab.csv" 570.86.10
+t_run drv-rollout.sh -L $T_DRAIN -p 3 -u 100% -w 60 -m "$PWD/lab.csv" 570.86.10
 t_rc 0 "the lab's rollout"
 cp out labrun
 grep '^start ' labplan >labplan.starts
@@ -295,7 +298,7 @@ printf '%s\n' 575,5.15.0-119-generic,ubuntu22.04 575,5.15.0-107-generic,ubuntu22
 	575,6.8.0-45-generic,ubuntu24.04 >>lab.csv
 GPUDRV_LOCK_DIR=$PWD
 export GPUDRV_LOCK_DIR
-RL="drv-rollout.sh -L -p 1 -u 100% -w 60 -t 300 -m $PWD/lab.csv 575.51.02"
+RL="drv-rollout.sh -L $T_DRAIN -p 1 -u 100% -w 60 -t 300 -m $PWD/lab.csv 575.51.02"
 e2e_holder lab-node-0
 t_ok $? "a pod on lab-node-0 that holds its drain"
 # group_of PID: waits until PID leads a process group of its own (setsid).
@@ -379,7 +382,7 @@ sampler() {
 }
 sampler &
 sampler_pid=$!
-drv-rollout.sh -L -p 2 -u 2 -w 60 -t 300 -m "$PWD/lab.csv" 580.65.06 >roll.out 2>roll.err &
+drv-rollout.sh -L $T_DRAIN -p 2 -u 2 -w 60 -t 300 -m "$PWD/lab.csv" 580.65.06 >roll.out 2>roll.err &
 roll=$!
 e2e_until 60 grep -q '^lab-node-0 drain-required$' roll.out
 t_ok $? "lab-node-0's drain starts, and is held"

@@ -22,7 +22,7 @@ unset GPUDRV_LEASE_NAMESPACE GPUDRV_LEASE_DURATION
 HOST=$(uname -n)
 HOST=$(printf '%s' "$HOST" | tr -c 'A-Za-z0-9.-' '-' | cut -c1-63)
 L="the lease gpudrv/gpudrv-rollout (the rollout's lock)"
-rollout() { drv-rollout.sh -L -p 1 -u 100% -t 60 -m "$M" 550.90.07; }
+rollout() { drv-rollout.sh -L $T_DRAIN -p 1 -u 100% -t 60 -m "$M" 550.90.07; }
 
 lease() { # lease JSONPATH: a field of the lease
 	kubectl -n gpudrv get lease gpudrv-rollout -o "jsonpath=$1"

@@ -30,7 +30,7 @@ cd "$SCRATCH" || exit 1
 # access exits 99, which no test expects.
 if [ "${GPUDRV_VALGRIND:-0}" = 1 ]; then
 	mkdir "$SCRATCH/.vg"
-	for t_f in labels2tag matrix-grep pdb-check report-fmt; do
+	for t_f in labels2tag matrix-grep pdb-check report-fmt rollout-plan upgrade-policy gate-pod; do
 		printf '#!/bin/sh\nexec valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect --error-exitcode=99 "%s" "$@"\n' \
 			"$BIN/$t_f" >"$SCRATCH/.vg/$t_f"
 		chmod +x "$SCRATCH/.vg/$t_f"
@@ -437,18 +437,29 @@ t_until() {
 	done
 }
 
+# T_DRAIN: the lab's upgradePolicy, for drv-upgrade.sh: every pod of the
+# node drained, as kubectl drain --ignore-daemonsets --delete-emptydir-data
+# drains it (no pod deletion first); the tests of the drain take it, those
+# of the cluster's own policy none.
+T_DRAIN="-U podDeletionFilter=none -U drain.enable=true -U drain.deleteEmptyDir=true"
+
 # t_fake_cluster: ./kubectl, a stand-in for the API server of one node,
 # lab-node-1 (t/data/node-1.json), for the unit tests of drv-upgrade.sh and
 # of what the scripts leave behind.  The node's state is in ./fake: state
 # (the upgrade-state label), unsched (true when cordoned), driver
-# (branch.minor.rev), initial (the initial-state annotation), skip (the skip
-# label); GET of the node answers its JSON with those values.  Each call
+# (branch.minor.rev), initial (the initial-state annotation), ours
+# (gpudrv/cordoned), skip (the skip label); GET of the node answers its JSON
+# with those values.  Each call
 # appends its arguments to ./kubectl.log and its pid to ./kubectl.pids.
 # The first call matching the pattern $FAKE_HANG (the $FAKE_HANG_NTH-th with
 # that set) hangs instead (and every later call with FAKE_HANG_ALL=1), with a child of its own as a credential
 # plugin that waits would have, both pids in kubectl.pids; ./hung names the
 # call once it hangs.  FAKE_PDB: the budgets and pods listed (default: room
-# for the drain); FAKE_NO_DRIVER=1: the driver labels are not taken up;
+# for the drain); the GPU Operator's objects are ./fake/clusterpolicies.json,
+# gpuclusters.json and nvidiadrivers.json (absent: the CRD is not
+# installed); the Events posted go to ./fake/events ("type reason message");
+# FAKE_EVICT=429 or 500: evictions refused so; FAKE_NO_DRIVER=1: the driver
+# labels are not taken up;
 # FAKE_NEW_DRIVER: the driver the node reports from the first GET after its
 # driver pod's deletion.
 t_fake_cluster() {
@@ -457,6 +468,8 @@ t_fake_cluster() {
 	: >fake/unsched
 	: >fake/initial
 	: >fake/skip
+	: >fake/ours
+	: >fake/events
 	echo 535.183.06 >fake/driver
 	rm -f hung hang.count kubectl.log kubectl.pids
 	cat >kubectl <<'STUB'
@@ -498,6 +511,7 @@ node() {
 		[ -z "$(v skip)" ] || echo "s|\"nvidia.com/gpu.present\": \"true\"|\"nvidia.com/gpu-driver-upgrade.skip\": \"$(v skip)\", &|"
 		[ -z "$(v unsched)" ] || echo "s|\"spec\": {|\"spec\": {\"unschedulable\": $(v unsched),|"
 		[ -z "$(v initial)" ] || echo "s|\"annotations\": {|\"annotations\": {\"$I\": \"$(v initial)\",|"
+		[ -z "$(v ours)" ] || echo "s|\"annotations\": {|\"annotations\": {\"gpudrv/cordoned\": \"$(v ours)\",|"
 	} >"$F/fake/node.sed"
 	sed -f "$F/fake/node.sed" "$FAKE_NODE"
 }
@@ -512,6 +526,28 @@ case $* in
 	exit 1
 	;;
 "get --raw /apis/policy/v1/poddisruptionbudgets") cat "$FAKE_PDB" ;;
+"get --raw /apis/nvidia.com/"*)
+	# The GPU Operator's objects: ./fake/RESOURCE.json, else the CRD is not installed.
+	[ -f "$F/fake/${3##*/}.json" ] || { echo 'Error from server (NotFound): the server could not find the requested resource' >&2; exit 1; }
+	cat "$F/fake/${3##*/}.json"
+	;;
+"create --raw /api/v1/namespaces/default/events -f "*)
+	# An Event: its type and reason into ./fake/events (FAKE_EVENTS=forbidden: RBAC refuses it).
+	if [ "${FAKE_EVENTS:-}" = forbidden ]; then
+		echo 'Error from server (Forbidden): events is forbidden: User "system:serviceaccount:gpudrv:upgrader" cannot create resource "events" in API group "" in the namespace "default"' >&2
+		exit 1
+	fi
+	sed -n 's/.*"reason":"\([^"]*\)","message":"\([^"]*\)","type":"\([^"]*\)".*/\3 \1 \2/p' "$5" >>"$F/fake/events"
+	echo '{"kind":"Event","apiVersion":"v1"}'
+	;;
+"create --raw /api/v1/namespaces/"*"/eviction -f "*)
+	# FAKE_EVICT=429: a budget refuses it; 500: two budgets select the pod.
+	case ${FAKE_EVICT:-} in
+	429) echo "Error from server (TooManyRequests): Cannot evict pod as it would violate the pod's disruption budget." >&2 && exit 1 ;;
+	500) echo 'Error from server (InternalError): This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.' >&2 && exit 1 ;;
+	esac
+	echo '{"kind":"Status","apiVersion":"v1","status":"Success","code":201}'
+	;;
 "get --raw /api/v1/pods?labelSelector="*) printf '{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[]}\n' ;; # no pod -j selects
 "get --raw /api/v1/pods?fieldSelector=spec.nodeName%3D$n") printf '{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[]}\n' ;;
 "label node $n --overwrite $S="*) echo "${5#*=}" >"$F/fake/state" && echo "node/$n labeled" ;;
@@ -528,6 +564,7 @@ case $* in
 	null) : >"$F/fake/unsched" ;;
 	esac
 	case $(m "$I") in \"true\") echo true >"$F/fake/initial" ;; null) : >"$F/fake/initial" ;; esac
+	case $(m gpudrv/cordoned) in \"true\") echo true >"$F/fake/ours" ;; null) : >"$F/fake/ours" ;; esac
 	if [ -n "$(m nvidia.com/cuda.driver.major)" ] && [ "${FAKE_NO_DRIVER:-0}" != 1 ]; then
 		echo "$(m nvidia.com/cuda.driver.major).$(m nvidia.com/cuda.driver.minor).$(m nvidia.com/cuda.driver.rev)" |
 			tr -d '"' >"$F/fake/driver"
@@ -570,7 +607,9 @@ t_fake_state() {
 # which it makes the NodeList that GET /api/v1/nodes answers (those named
 # in ./sel for a selector beyond gpu.present); pdbs.json and pods.json
 # (empty lists when absent; pods.json an item a line, for the GET of one
-# node's pods); while ./down exists it fails as kubectl does
+# node's pods); the GPU Operator's objects, clusterpolicies.json,
+# gpuclusters.json and nvidiadrivers.json (absent: the CRD is not
+# installed); while ./down exists it fails as kubectl does
 # with no API server; the rollout's Lease is ./lease (t/fake-lease.sh).  It
 # logs to kubectl.log.
 t_fake_fleet() {
@@ -611,6 +650,11 @@ case $* in
 *" get --raw /api/v1/nodes?labelSelector=nvidia.com%2Fgpu.present%3Dtrue") nodes ;;
 *" get --raw /api/v1/nodes?labelSelector=nvidia.com%2Fgpu.present%3Dtrue%2C"*) nodes "$D/sel" ;;
 *" get --raw /apis/policy/v1/poddisruptionbudgets") list pdbs.json PodDisruptionBudgetList ;;
+*" get --raw /apis/nvidia.com/"*)
+	f=$D/${*##*/}.json
+	[ -f "$f" ] || { echo 'Error from server (NotFound): the server could not find the requested resource' >&2; exit 1; }
+	cat "$f"
+	;;
 *" get --raw /api/v1/pods?fieldSelector=spec.nodeName%21%3D") list pods.json PodList ;;
 *" get --raw /api/v1/pods?fieldSelector=spec.nodeName%3D"*)
 	# The pods on one node: the lines of pods.json (an item a line) that
