@@ -49,9 +49,12 @@ driver_ns=
 driver_sel=
 wait_sel=
 wait_timeout=
-# The command that runs this rollout again, as typed.
+# The command that runs this rollout again, as typed, and the one that
+# resumes it past the failed nodes (-c first: an option after the version
+# operand would be an operand).
 rerun=$prog
 for a; do rerun="$rerun $(shw "$a")"; done
+resume="$prog -c${rerun#"$prog"}"
 eval "set -- $(gpudrv_opts 'l:selector p:max-parallel u:max-unavailable m:matrix r:registry t:drain-timeout g:validate-timeout J:wait-timeout j:wait-for w:budget-wait n:driver-namespace s:driver-selector o:log-dir M:metrics U:policy C:canary S:canary-selector k:max-failures V:gate G:gate-timeout e:gate-namespace' "$@")"
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -782,6 +785,7 @@ ended() {
 }
 
 stopped=0
+canary_short=0  # the canary stopped with a node of it not DONE, none failed
 halt=           # -k failures (1 without -c): no node starts after them
 n_failed_run=0  # the nodes this run failed
 failed_run=
@@ -821,6 +825,16 @@ while :; do
 	if [ -z "$under" ]; then
 		[ -z "$halt" ] || break
 		if [ "$canary" = 1 ] && [ "$waiting" = 0 ]; then
+			# The canary passes when each of its nodes is DONE now (a node
+			# skipped for its budgets, or left by a limit, is not a pass).
+			short=$(awk 'FILENAME == ARGV[1] { c[$1] = 1; next }
+				$1 == "DONE" { d[$2] = 1 }
+				END { for (n in c) if (!(n in d)) print n }' "$tmp/canary" "$tmp/mine" | sort | tr '\n' ' ')
+			if [ -n "$short" ]; then
+				halt=" ${short% }"
+				canary_short=1
+				break
+			fi
 			# The canary is through, none failed: the other nodes now.
 			say "canary passed: $(tr '\n' ' ' <"$tmp/canary")went through; the other nodes now"
 			canary=0
@@ -868,12 +882,18 @@ while :; do
 	fi
 done
 if [ -n "$halt" ]; then
-	if [ "$canary" = 1 ]; then
+	if [ "$canary_short" = 1 ]; then
+		say "stopped: the canary did not go through: ${halt# } not DONE (skipped or left); the other nodes are left as they are"
+	elif [ "$canary" = 1 ]; then
 		say "stopped: the canary failed: ${halt# }; the other nodes are left as they are"
 	else
 		say "stopped: ${halt# } failed (-k $max_failures); the nodes not started are left as they are"
 	fi
-	say "see why (drv-states.sh, the nodes' logs), then resume, past the failed: $rerun -c"
+	if [ "$canary_short" = 1 ]; then
+		say "see why (pdb-check -s, drv-states.sh), then run it again: $rerun"
+	else
+		say "see why (drv-states.sh, the nodes' logs), then resume, past the failed: $resume"
+	fi
 	stopped=1
 fi
 

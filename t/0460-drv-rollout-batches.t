@@ -202,14 +202,17 @@ t_rc 1 "n1 fails"
 t_grep "says n1 failed and its last words" err "^drv-rollout.sh: n1: the upgrade failed (drv-upgrade.sh exit 1); its last words:$"
 t_grep "with them" err "^    drv-upgrade.sh: n1: drain failed (exit 1): see kubectl's words above$"
 t_grep "and that it stopped" err "^drv-rollout.sh: stopped: n1 failed (-k 1); the nodes not started are left as they are$"
-t_grep "and the command that resumes" err "^drv-rollout.sh: see why (drv-states.sh, the nodes' logs), then resume, past the failed: drv-rollout.sh -U podDeletionFilter=none -U drain.enable=true -U drain.deleteEmptyDir=true -p 2 -u 100% -m $M $NEW -c$"
+t_grep "and the command that resumes" err "^drv-rollout.sh: see why (drv-states.sh, the nodes' logs), then resume, past the failed: drv-rollout.sh -c -U podDeletionFilter=none -U drain.enable=true -U drain.deleteEmptyDir=true -p 2 -u 100% -m $M $NEW$"
 t_grep "names n1, cordoned" err "^drv-rollout.sh: n1 is CORDONED and $S=upgrade-failed: see its messages; to return it to service: kubectl uncordon n1$"
 t_grep "n1's last state on stdout" out "^n1 upgrade-failed$"
+cp err run.err
 last_line "the summary: n3 left" "done 1 failed 1 skipped 0 left 1"
 t_run grep -c ' n3 ' up.log
 t_out "n3 was never started" 0
-# -c: on past it.
-t_run "$R" $T_DRAIN -c -p 2 -u 100% -m "$M" "$NEW"
+# -c: on past it, by the command it printed.
+resume=$(sed -n "s/^drv-rollout.sh: see why .*, then resume, past the failed: drv-rollout.sh //p" run.err)
+eval "set -- $resume"
+t_run "$R" "$@"
 t_rc 1 "-c: n3 done, n1 still failed"
 last_line "the summary" "done 2 failed 1 skipped 0 left 0"
 
@@ -238,6 +241,21 @@ last_line "the summary" "done 1 failed 0 skipped 1 left 0"
 cp out run.out
 t_run grep '^start ' run.out
 t_out "n1 started twice, then n2" "start 1 n1 $TAG" "start 2 n1 $TAG" "start 3 n2 $TAG"
+# A canary (-C) that does not go through, n1 refused twice and skipped,
+# stops the rollout as one that fails does: n2 is left as it is.
+cluster n1 n2
+echo refuse >act.n1
+t_run "$R" $T_DRAIN -C 1 -p 1 -u 100% -m "$M" "$NEW"
+t_rc 1 "a canary skipped"
+t_grep "names the canary" err "^drv-rollout.sh: canary: n1 alone first; the other nodes only once none of them failed$"
+t_grep "says it did not go through" err "^drv-rollout.sh: stopped: the canary did not go through: n1 not DONE (skipped or left); the other nodes are left as they are$"
+t_grep "and how to run it again" err "^drv-rollout.sh: see why (pdb-check -s, drv-states.sh), then run it again: drv-rollout.sh -U podDeletionFilter=none -U drain.enable=true -U drain.deleteEmptyDir=true -C 1 -p 1 -u 100% -m $M $NEW$"
+last_line "the summary" "done 0 failed 0 skipped 1 left 1"
+cp out run.out
+t_run grep -c 'canary passed' err
+t_out "never that it passed" 0
+t_run grep '^start ' run.out
+t_out "n2 never started" "start 1 n1 $TAG" "start 2 n1 $TAG"
 cluster n1 n2
 echo refuse-once >act.n1
 t_run "$R" $T_DRAIN -p 1 -u 100% -m "$M" "$NEW"
