@@ -307,6 +307,14 @@ pod_read(struct pod *p, const cJSON *item, size_t i, const char *docname, int po
 	memset(p, 0, sizeof *p);
 	p->name = meta_str(item, "name", i, "Pod", docname);
 	p->ns = meta_str(item, "namespace", i, "Pod", docname);
+	/* its lines (REMOVE, BLOCK) are split at spaces, and a script acts on
+	 * them: names as the API server allows them */
+	if (!dns_subdomain_ok(p->ns))
+		die("%s: item %zu (Pod): metadata.namespace %s is not a valid namespace", docname, i,
+		    qstr(p->ns));
+	if (!dns_subdomain_ok(p->name))
+		die("%s: item %zu (Pod): metadata.name %s is not a valid pod name", docname, i,
+		    qstr(p->name));
 	where = where_of(buf, sizeof buf, "%s: item %zu: Pod %s/%s", docname, i, p->ns, p->name);
 	labels = opt_strmap(meta, "labels", "metadata.labels", "label", where);
 	if (where != buf)

@@ -123,6 +123,17 @@ a selector that is not one|s/^\(policy - drain.podSelector default\) .*/\1 a in 
 a field twice|/drain.force/p|^pdb-check: bad.pol:[0-9]*: drain.force of - again$
 not a line of it|1s/^/hello\n/|^pdb-check: bad.pol:1: not a "policy OWNER FIELD SOURCE VALUE" line (upgrade-policy(1))$
 EOF2
+# A pod's name and namespace are printed in lines a script acts on: one the
+# API server would not allow (a space, a line break) is refused, not printed.
+sed 's/"name": *"gpu-a"/"name": "gpu-a\\nREMOVE kube-system\/coredns"/' "$P/clean.json" >forged.json
+t_run pdb-check -s -y defaults.pol n1 forged.json
+t_rc 2 "a pod name with a line break"
+t_out "nothing on stdout"
+t_err "names the pod" 'pdb-check: forged.json: item 0 (Pod): metadata.name "gpu-a\nREMOVE kube-system/coredns" is not a valid pod name'
+sed 's/"namespace": *"w"/"namespace": "w x"/' "$P/clean.json" >forged.json
+t_run pdb-check -a -y defaults.pol forged.json
+t_rc 2 "a namespace with a space"
+t_grep "names it" err '^pdb-check: forged.json: item [0-9]* (Pod): metadata.namespace "w x" is not a valid namespace$'
 t_run pdb-check -p -y defaults.pol "$P/clean.json"
 t_rc 2 "-p takes no -y"
 t_run pdb-check -y - n1 -
