@@ -285,8 +285,8 @@ struct node_facts {
 	int skip;          /* the skip label is "true" (only that counts, as for the operator) */
 	int cordoned;      /* spec.unschedulable */
 	const char *ready; /* the Ready condition: "ready", "not-ready" or "unknown" */
-	int initial;       /* the initial-state annotation is "true": cordoned before the upgrade */
-	int ours;          /* gpudrv's A_CORDONED is "true" (and no initial-state annotation) */
+	int initial;       /* cordoned, by someone else before the upgrade: the initial-state annotation */
+	int ours;          /* cordoned by gpudrv: its A_CORDONED, and no other manager of the cordon */
 	const char *uid;   /* metadata.uid, or "-" */
 	/* When the state began, in Unix seconds, or -1: not known.  since_from
 	 * says how it is known: "validation" or "jobs" (the operator's start-time

@@ -279,7 +279,7 @@ node_facts(const cJSON *node, struct node_facts *nf, struct tagfault *f)
 	static const char *const cordon_path[] = { "f:spec", "f:unschedulable", NULL };
 	char who[sizeof nf->cordoner];
 	long long at;
-	int r;
+	int r, initial, ours;
 	const cJSON *labels = node_labels(node), *v;
 	const cJSON *unsched = j_get(j_get(node, "spec"), "unschedulable");
 	const cJSON *ann = j_get(j_get(node, "metadata"), "annotations");
@@ -330,9 +330,9 @@ node_facts(const cJSON *node, struct node_facts *nf, struct tagfault *f)
 		return -1;
 	}
 	v = j_get(ann, A_INITIAL);
-	nf->initial = cJSON_IsString(v) && strcmp(v->valuestring, "true") == 0;
+	initial = cJSON_IsString(v) && strcmp(v->valuestring, "true") == 0;
 	v = j_get(ann, A_CORDONED);
-	nf->ours = !nf->initial && cJSON_IsString(v) && strcmp(v->valuestring, "true") == 0;
+	ours = cJSON_IsString(v) && strcmp(v->valuestring, "true") == 0;
 	/* The uid the node's Events name it by (a UUID: printable, no blank). */
 	v = j_get(j_get(node, "metadata"), "uid");
 	nf->uid = "-";
@@ -362,6 +362,14 @@ node_facts(const cJSON *node, struct node_facts *nf, struct tagfault *f)
 		return -1;
 	if (r == 1 && nf->cordoned)
 		snprintf(nf->cordoner, sizeof nf->cordoner, "%s", who);
+	/* Whose cordon.  A record says something of the cordon there is now
+	 * only: gpudrv's while no other manager of spec.unschedulable is
+	 * known (one left behind by a cordon since lifted says nothing of
+	 * someone's later one), the operator's record of a cordon from before
+	 * the upgrade while the node is cordoned. */
+	nf->ours = ours && nf->cordoned &&
+	    (strcmp(nf->cordoner, "-") == 0 || strcmp(nf->cordoner, "gpudrv") == 0);
+	nf->initial = initial && nf->cordoned && !nf->ours;
 	return 0;
 }
 

@@ -515,21 +515,23 @@ fi
 # resumed upgrade takes it up); the operator's record of a cordon from
 # before the upgrade, or a cordon with no record, is someone else's, and
 # stays: the operator's record is written with the first write, as the
-# operator writes it.
+# operator writes it.  (labels2tag -F trusts a record only while the node
+# is cordoned, gpudrv's while no other manager owns the cordon; each write
+# of one removes the other.)
 case $n_initial in
 was-cordoned) we_cordoned=0 ;;
 gpudrv) we_cordoned=1 ;;
 *)
 	if [ "$unsched" = true ]; then
 		we_cordoned=0
-		initial_note="\"$A_INITIAL\":\"true\""
+		initial_note="\"$A_INITIAL\":\"true\",\"$A_CORDONED\":null"
 	else
 		we_cordoned=1
 	fi
 	;;
 esac
 ours_note=
-[ "$we_cordoned" = 0 ] || ours_note="\"$A_CORDONED\":\"true\""
+[ "$we_cordoned" = 0 ] || ours_note="\"$A_CORDONED\":\"true\",\"$A_INITIAL\":null"
 
 # Steps 3 to 6, recorded in the operator's states.  The cordon and the
 # state the operator's cordon leads to (wait-for-jobs-required with a

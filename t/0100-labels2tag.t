@@ -125,8 +125,23 @@ t_out "-F: a start time that is not Unix seconds falls back to the label's chang
 	"lab-node-1 535-5.15.0-107-generic-ubuntu22.04 535.183.06 wait-for-jobs-required skip cordoned not-ready was-cordoned 1796031000:label kubectl?cordon 6f1c2f4e-8a51-4f4e-9d3a-052151099188"
 sed -e 's/"drain-required", //' -e 's/"nvidia.com\/gpu-driver-upgrade-state": //' -e 's/"unschedulable": true, //' since.json >nostate.json
 t_run labels2tag -F nostate.json
-t_out "-F: no state, no since; schedulable, no cordoner" \
-	"lab-node-1 535-5.15.0-107-generic-ubuntu22.04 535.183.06 - skip schedulable not-ready was-cordoned - - 6f1c2f4e-8a51-4f4e-9d3a-052151099188"
+t_out "-F: no state, no since; schedulable, no cordoner, and the record of a cordon since lifted says nothing" \
+	"lab-node-1 535-5.15.0-107-generic-ubuntu22.04 535.183.06 - skip schedulable not-ready - - - 6f1c2f4e-8a51-4f4e-9d3a-052151099188"
+# gpudrv's record of its cordon holds while no other manager owns the
+# cordon: left behind by an upgrade, it says nothing of kubectl cordon's.
+A_OLD='"nvidia.com\/gpu-driver-upgrade.node-initial-state.unschedulable": "true"'
+sed "s/$A_OLD/\"gpudrv\/cordoned\": \"true\"/" since.json >stale.json
+t_run labels2tag -F stale.json
+t_out "-F: gpudrv's record, kubectl cordon's cordon: someone else's" \
+	"lab-node-1 535-5.15.0-107-generic-ubuntu22.04 535.183.06 drain-required skip cordoned not-ready - 1796031000:label kubectl?cordon 6f1c2f4e-8a51-4f4e-9d3a-052151099188"
+sed 's/"manager": "kubectl cordon"/"manager": "gpudrv"/' stale.json >ours.json
+t_run labels2tag -F ours.json
+t_out "-F: gpudrv's record, gpudrv's cordon: gpudrv's" \
+	"lab-node-1 535-5.15.0-107-generic-ubuntu22.04 535.183.06 drain-required skip cordoned not-ready gpudrv 1796031000:label gpudrv 6f1c2f4e-8a51-4f4e-9d3a-052151099188"
+sed "s/$A_OLD/\"gpudrv\/cordoned\": \"true\"/" facts.json >ours.json
+t_run labels2tag -F ours.json
+t_out "-F: gpudrv's record, no managedFields: gpudrv's" \
+	"lab-node-1 535-5.15.0-107-generic-ubuntu22.04 535.183.06 drain-required skip cordoned not-ready gpudrv - - 6f1c2f4e-8a51-4f4e-9d3a-052151099188"
 sed 's/"2024-02-29T23:59:59Z"/"2023-02-29T23:59:59Z"/' since.json >badtime.json
 t_run labels2tag -F badtime.json
 t_rc 2 "-F: a managedFields time the API server would not write (2023-02-29)"

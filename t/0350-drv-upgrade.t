@@ -173,8 +173,8 @@ t_out "prints the audit and the result" "audit: OK" "$OUT_DONE"
 } >err.expected
 t_cmp "says each step" err.expected err
 t_states "passes drain-required, validation-required and upgrade-done" drain-required validation-required upgrade-done
-t_is "cordons with drain-required, in one write, with gpudrv's record of its cordon" \
-	"$(writes "\"$S\":\"drain-required\"},\"annotations\":{\"gpudrv/cordoned\":\"true\"}},\"spec\":{\"unschedulable\":true}}")" 1
+t_is "cordons with drain-required, in one write, with gpudrv's record of its cordon (and not the operator's)" \
+	"$(writes "\"$S\":\"drain-required\"},\"annotations\":{\"gpudrv/cordoned\":\"true\",\"nvidia.com/gpu-driver-upgrade.node-initial-state.unschedulable\":null}},\"spec\":{\"unschedulable\":true}}")" 1
 t_is "loads the driver (the lab's labels) with validation-required" \
 	"$(writes '"nvidia.com/cuda.driver.major":"550","nvidia.com/cuda.driver.minor":"90","nvidia.com/cuda.driver.rev":"07"')" 1
 t_is "uncordons the node it cordoned with upgrade-done, its record gone" \
@@ -223,7 +223,7 @@ t_cmp "says it leaves the node cordoned" err.expected err
 t_states "passes validation-required, then upgrade-done" drain-required validation-required upgrade-done
 t_is "never uncordons" "$(calls 'uncordon ')$(writes '"unschedulable":null')" 00
 t_is "records the initial state with the cordon, as the operator does" \
-	"$(writes '"annotations":{"nvidia.com/gpu-driver-upgrade.node-initial-state.unschedulable":"true"}},"spec":{"unschedulable":true}}')" 1
+	"$(writes '"annotations":{"nvidia.com/gpu-driver-upgrade.node-initial-state.unschedulable":"true","gpudrv/cordoned":null}},"spec":{"unschedulable":true}}')" 1
 t_is "and takes it off with upgrade-done" \
 	"$(writes '"upgrade-done"},"annotations":{"nvidia.com/gpu-driver-upgrade.node-initial-state.unschedulable":null,"gpudrv/cordoned":null}}')" 1
 t_run t_fake_state
@@ -275,7 +275,7 @@ t_out "prints the audit and the result" "audit: OK" "$OUT_DONE"
 t_cmp_waited "names the pods it waits for, and says when they have ended" 2 3
 t_states "wait-for-jobs-required is written with the cordon, then drain-required" \
 	wait-for-jobs-required drain-required validation-required upgrade-done
-t_is "the cordon is written with wait-for-jobs-required" "$(writes "\"$S\":\"wait-for-jobs-required\"},\"annotations\":{\"gpudrv/cordoned\":\"true\"}},\"spec\":{\"unschedulable\":true}}")" 1
+t_is "the cordon is written with wait-for-jobs-required" "$(writes "\"$S\":\"wait-for-jobs-required\"},\"annotations\":{\"gpudrv/cordoned\":\"true\",\"nvidia.com/gpu-driver-upgrade.node-initial-state.unschedulable\":null}},\"spec\":{\"unschedulable\":true}}")" 1
 t_is "lists the node's pods by the selector, three times" \
 	"$(calls 'get --raw /api/v1/pods?labelSelector=job%3Dtrain&fieldSelector=spec.nodeName%3Dlab-node-1%2Cstatus.phase%21%3DSucceeded%2Cstatus.phase%21%3DFailed%2Cstatus.phase%21%3DUnknown$')" 3
 t_run sed -n -e "s|^--request-timeout=[0-9]*s patch node lab-node-1 .*\"$S\":\"\([^\"]*\)\".*|\1|p" \

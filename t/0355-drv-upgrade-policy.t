@@ -109,7 +109,7 @@ t_grep "leaves it cordoned" err "^drv-upgrade.sh: lab-node-1: left cordoned: it 
 t_run t_fake_state
 t_out "cordoned, upgrade-done" "unschedulable=true state=upgrade-done"
 t_is "the operator's record with the first write" \
-	"$(grep -c '"annotations":{"nvidia.com/gpu-driver-upgrade.node-initial-state.unschedulable":"true"}},"spec":{"unschedulable":true}}' kubectl.log)" 1
+	"$(grep -c '"annotations":{"nvidia.com/gpu-driver-upgrade.node-initial-state.unschedulable":"true","gpudrv/cordoned":null}},"spec":{"unschedulable":true}}' kubectl.log)" 1
 t_is "gpudrv's own record never written" "$(grep -c '"gpudrv/cordoned":"true"' kubectl.log)" 0
 
 # 6. -R: a run stopped after the removal leaves the node cordoned with this

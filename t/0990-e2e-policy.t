@@ -184,6 +184,16 @@ t_is "the cordon this tool set is undone now" "$(state1)" " upgrade-done"
 t_is "its record with it" "$(kubectl get node lab-node-1 -o 'jsonpath={.metadata.annotations.gpudrv/cordoned}')" ""
 e2e_until 30 sh -c "[ \$(kubectl -n gpudrv get pods -l gpudrv/gate=lab-node-1 -o name | wc -l) = 0 ]"
 t_ok $? "no gate pod is left"
+# A record of gpudrv's cordon left behind (the node uncordoned by hand, the
+# annotation kept) says nothing of someone's later cordon: it stays.
+kubectl annotate node lab-node-1 --overwrite gpudrv/cordoned=true >/dev/null
+kubectl cordon lab-node-1 >/dev/null
+driver1 535 183 06
+t_run drv-upgrade.sh -L -N -m "$M" lab-node-1 550.90.07
+t_rc 0 "an upgrade of a node cordoned by kubectl, gpudrv's old record on it"
+t_is "kubectl's cordon stays" "$(state1)" "true upgrade-done"
+t_is "and the old record is gone" "$(kubectl get node lab-node-1 -o 'jsonpath={.metadata.annotations.gpudrv/cordoned}')" ""
+kubectl uncordon lab-node-1 >/dev/null
 
 # 7. Per-owner limits: NVIDIADrivers (useNvidiaDriverCRD), a100 owning
 # three nodes with maxParallelUpgrades 2, the default one the other three
