@@ -192,6 +192,13 @@ EOF
 			exec $detach "$bin/$c" "$@" </dev/null >>"$logs/$c.log" 2>&1
 		) &
 		echo $! >"$state/$c.pid"
+		# Until the child has exec'd, its command line is this shell's, and
+		# live_pid would call it gone: wait for the exec (or its end).
+		n=0
+		while [ $n -lt 50 ] && [ -z "$(live_pid "$c")" ] && kill -0 $! 2>/dev/null; do
+			sleep 0.1
+			n=$((n + 1))
+		done
 		say "started $c (pid $!, log $logs/$c.log)"
 	}
 
