@@ -3,6 +3,7 @@
  * user gives (a CUDA sample, dcgmi diag): pinned to the node, through the
  * cordon an upgrade leaves on it; and, read back (-r), how it ended.
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,6 +106,7 @@ make(const char *ns, const char *node, const char *manifest)
 	cJSON *pod = read_pod(manifest), *meta, *spec, *labels, *tol, *t, *whole;
 	const char *rp;
 	char gen[128], *out;
+	size_t cut;
 	int have = 0;
 
 	if (!dns_subdomain_ok(node))
@@ -123,7 +125,12 @@ make(const char *ns, const char *node, const char *manifest)
 	set_str(meta, "namespace", ns);
 	labels = member_obj(meta, "labels", "metadata.labels");
 	set_str(labels, "app.kubernetes.io/part-of", "gpudrv");
-	set_str(labels, "gpudrv/gate", node);
+	/* a label value: 63 characters at most, ending in one alphanumeric (a
+	 * node name is a DNS subdomain; spec.nodeName is the whole of it) */
+	snprintf(gen, sizeof gen, "%.63s", node);
+	for (cut = strlen(gen); cut > 0 && !isalnum((unsigned char)gen[cut - 1]); cut--)
+		gen[cut - 1] = '\0';
+	set_str(labels, "gpudrv/gate", gen);
 
 	spec = member_obj(pod, "spec", "spec");
 	fallback_to_logs(spec, "containers", 1);
@@ -187,7 +194,9 @@ word(const char *s)
 	return b;
 }
 
-/* A container's words (a log's last lines): printable, MSG_LINES lines at most. */
+/* A container's words (a log's last lines): printable ASCII (any other byte,
+ * a terminal's escape or a byte of UTF-8, shown as '?'), MSG_LINES lines at
+ * most. */
 static void
 quote(const char *msg)
 {
@@ -208,7 +217,7 @@ quote(const char *msg)
 			putchar('\n');
 			continue;
 		}
-		putchar(c < 0x20 || c == 0x7f ? '?' : c);
+		putchar(c < 0x20 || c >= 0x7f ? '?' : c);
 	}
 	if (n > 0 && p[i - 1] != '\n')
 		putchar('\n');

@@ -110,6 +110,7 @@ we_cordoned=0
 cordoned=0       # 1 from our cordon until the node is schedulable again
 cur_state=       # the state label as we last set it (or found it)
 gate_name=       # the health gate's pod while it exists
+gate_made=0      # 1: its creation asked for, the pod perhaps there
 n_uid=           # the node's uid, once read: its Events name it
 # The run's deadline, made again once the policy's timeouts are known
 # (policy): for now, the steps this script times itself, and three request
@@ -238,6 +239,17 @@ ann() {
 
 # gate_delete: the health gate's pod, if there is one, deleted (not waited for).
 gate_delete() {
+	if [ -z "$gate_name" ] && [ "$gate_made" = 1 ]; then
+		# Asked for, its name not known (the answer lost, a signal): the
+		# gate's pods on this node, by their labels.
+		gate_made=0
+		if kc /dev/null "$tmp/err" delete pod -n "$gate_ns" -l app.kubernetes.io/part-of=gpudrv,gpudrv/gate \
+			--field-selector "spec.nodeName=$node" --wait=false; then
+			say "$node: the health gate's pods on the node in $gate_ns deleted"
+		else
+			say "$node: warning: cannot delete the health gate's pod: $(said "$tmp/err"); delete it with: kubectl -n $gate_ns delete pod -l gpudrv/gate --field-selector spec.nodeName=$node"
+		fi
+	fi
 	[ -n "$gate_name" ] || return 0
 	if kc /dev/null "$tmp/err" delete pod -n "$gate_ns" "$gate_name" --wait=false; then
 		say "$node: the health gate's pod $gate_ns/$gate_name deleted"
@@ -579,6 +591,27 @@ if [ -n "$wait_sel" ]; then
 		[ "$(time_left)" -gt 1 ] ||
 			on_fail "the run's deadline came ($gpudrv_why) while $njobs pod(s) matching '$wait_sel' still ran, after $(($(date +%s) - t0))s: $jobs_named" 2
 	done
+	# The node's pods moved on while they ran (some ended, some came
+	# through the cordon): what the policy removes is judged again, on the
+	# node as it is now, as the operator lists the pods at its removal.  A
+	# budget that refuses now is waited for by the removal's own timeout; a
+	# pod the policy does not let go stops the run here.
+	get_budget_pods "$tmp/pp" "$pods_on_node" || on_fail "the budgets and the node's pods cannot be read again after the wait" 2
+	pc=0
+	"$pdb_check" -s -y "$tmp/policy" "$node" "$tmp/pp" >"$tmp/pdb" || pc=$?
+	grep -v -e '^METHOD ' -e '^REMOVE ' -e '^SKIP ' "$tmp/pdb" >"$tmp/pdb.why" || :
+	[ "$pc" -le 1 ] || on_fail "pdb-check cannot judge the node's pods after the wait (exit $pc)" 2
+	if [ "$pc" = 1 ] && grep -q -v ' BLOCKS ' "$tmp/pdb.why"; then
+		emit "$tmp/pdb.why" 1
+		on_fail "after the wait, the removal of its pods would be refused: $(grep -v ' BLOCKS ' "$tmp/pdb.why" | head -n 1 | cut -c1-200)" 1
+	fi
+	method=$(sed -n 's/^METHOD \([a-z-]*\).*/\1/p' "$tmp/pdb")
+	sed -n 's/^REMOVE //p' "$tmp/pdb" >"$tmp/remove"
+	nremove=$(grep -c . "$tmp/remove") || :
+	case $method in
+	pod-deletion) removal_state=pod-deletion-required ;;
+	*) removal_state=drain-required ;;
+	esac
 	set_state "$removal_state" || on_fail "the API refused a label" 2
 fi
 
@@ -726,12 +759,14 @@ say "$node: the node reports driver $version"
 # upgrade-failed, with the pod's reason and last lines quoted.  The pod is
 # deleted either way.
 if [ -n "$gate_manifest" ]; then
+	gate_made=1
 	if ! kc "$tmp/gate.made" "$tmp/err" create --raw "/api/v1/namespaces/$gate_ns/pods" -f "$tmp/gate.json"; then
 		on_fail "cannot create the health gate's pod in namespace $gate_ns: $(said "$tmp/err")" 2
 	fi
 	"$gate_pod" -r "$tmp/gate.made" >"$tmp/gate.st" 2>"$tmp/err" ||
 		on_fail "the API's answer to the health gate's pod cannot be read: $(said "$tmp/err")" 2
 	read -r gate_name g_phase g_reason g_exit <"$tmp/gate.st"
+	gate_made=0
 	say "$node: health gate: pod $gate_ns/$gate_name, at most ${gate_timeout}s (-G)"
 	g_t0=$(date +%s)
 	while :; do
@@ -760,7 +795,7 @@ if [ -n "$gate_manifest" ]; then
 		if [ "$(sed -n '2,$p' "$tmp/gate.st" | grep -c .)" -gt 0 ]; then
 			sed -n '2,$s/^/    /p' "$tmp/gate.st" >&2 || :
 		elif kc "$tmp/gate.log" "$tmp/err" logs -n "$gate_ns" "$gate_name" --all-containers --tail=20; then
-			sed 's/^/    /' "$tmp/gate.log" | tr -c '[:print:]\n' '?' >&2 || :
+			sed 's/^/    /' "$tmp/gate.log" | LC_ALL=C tr -c ' -~\n' '?' >&2 || :
 		else
 			say "    (no termination message, and its log cannot be read: $(said "$tmp/err"))"
 		fi

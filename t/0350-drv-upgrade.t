@@ -61,6 +61,13 @@ case $* in
 	fi
 	cat "$FAKE_DATA/upgrade/$f"
 	;;
+*" get --raw /apis/policy/v1/poddisruptionbudgets")
+	# FAKE_PDB_AFTER: the budgets and pods from the second look on.
+	n=$(($(cat "$F/pdb.calls" 2>/dev/null || echo 0) + 1))
+	echo "$n" >"$F/pdb.calls"
+	[ "$n" = 1 ] || [ -z "${FAKE_PDB_AFTER:-}" ] || FAKE_PDB=$FAKE_PDB_AFTER
+	exec "$F/kubectl.cluster" "$@"
+	;;
 *" patch node lab-node-1 "*"\"nvidia.com/gpu-driver-upgrade-state\":\"${FAKE_DENY:-none}\""*)
 	# A webhook's denial: two lines, the second like one of the script's own.
 	printf '%s\n' "$*" >>"$F/kubectl.log"
@@ -91,7 +98,7 @@ fresh() {
 	echo 535.183.06 >fake/driver
 	echo "${1:-}" >fake/unsched
 	: >fake/events
-	rm -f kubectl.log jobs.calls
+	rm -f kubectl.log jobs.calls pdb.calls
 }
 # states: the state labels written, in order, by a write of the node
 # (a merge patch) or a label (the failure path's).
@@ -283,6 +290,18 @@ t_run sed -n -e "s|^--request-timeout=[0-9]*s patch node lab-node-1 .*\"$S\":\"\
 L="get --raw /api/v1/pods?labelSelector="
 t_out "in order: a look, the cordon with its state, two looks, then the drain" \
 	"$L" wait-for-jobs-required "$L" "$L" drain-required drain validation-required upgrade-done
+
+# The pods are judged again after the wait: a pod without a controller
+# that came while the jobs ran stops the removal, named, before any is
+# removed.
+fresh
+FAKE_PDB_AFTER=$DATA/pdb-lab-bare.json FAKE_JOBS="jobs-running.json jobs-done.json" t_run up -j job=train -J 60 lab-node-1 550.90.07
+t_rc 1 "-j: a pod without a controller on the node after the wait"
+t_grep "names it on stdout, and the field that would let it go" out "^gpu-drv/debug-shell NO-CONTROLLER: .*drain.force is false: set it true"
+t_grep "says when" err "^drv-upgrade.sh: lab-node-1: after the wait, the removal of its pods would be refused: gpu-drv/debug-shell NO-CONTROLLER: "
+t_grep "the node back in service, as nothing was removed" err "^drv-upgrade.sh: lab-node-1: now: unschedulable= state=upgrade-failed$"
+t_is "the budgets and pods read twice: before the cordon, after the wait" "$(cat pdb.calls)" 2
+t_is "no drain was started" "$(calls 'drain ')" 0
 
 # No pod selected: the state is passed at once.
 fresh

@@ -52,6 +52,12 @@ t_run gate-pod -n 'Bad_NS' n1 vectoradd.yaml
 t_rc 2 "a namespace that is not one"
 t_run gate-pod -n gpudrv 'n1;x' vectoradd.yaml
 t_rc 2 "a node name that is not one"
+long=gpu-node-0123456789-0123456789-0123456789-01234567890123456789.rack.cluster.example
+t_run gate-pod -n gpudrv "$long" vectoradd.yaml
+t_rc 0 "a node name of more than 63 characters"
+t_grep "its label: the name's first 63 characters, ending in a letter or digit" out \
+	'"gpudrv/gate":"gpu-node-0123456789-0123456789-0123456789-01234567890123456789"}'
+t_grep "its spec.nodeName: the whole name" out "\"nodeName\":\"$long\""
 t_run gate-pod n1 vectoradd.yaml
 t_rc 2 "no -n"
 t_err "the usage" "usage: gate-pod -n namespace node manifest | -r [pod]"
@@ -65,6 +71,10 @@ st '{"phase":"Failed","containerStatuses":[{"name":"a","state":{"terminated":{"e
 t_run gate-pod -r pod.json
 t_out "failed: the container that failed, its last lines, control characters shown safe" \
 	"gpudrv-gate-n1-x7k2p Failed Error 1" "line 1" "CUDA error: no device?[0m" "Test FAILED"
+st '{"phase":"Failed","containerStatuses":[{"name":"c","state":{"terminated":{"exitCode":1,"reason":"Error","message":"GPU 0: 85\u00b0C \u009b2J\u007f too hot\n"}}}]}'
+t_run gate-pod -r pod.json
+t_out "UTF-8, a C1 escape, DEL: every byte but printable ASCII shown as ?" \
+	"gpudrv-gate-n1-x7k2p Failed Error 1" "GPU 0: 85??C ??2J? too hot"
 st '{"phase":"Pending","containerStatuses":[{"name":"a","state":{"waiting":{"reason":"ImagePullBackOff"}}}]}'
 t_run gate-pod -r pod.json
 t_out "pending: why it waits" "gpudrv-gate-n1-x7k2p Pending ImagePullBackOff -"

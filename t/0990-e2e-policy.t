@@ -177,6 +177,23 @@ t_run drv-upgrade.sh -L -N -m "$M" -V gate-hang.yaml -G 5 lab-node-1 550.90.07
 t_rc 1 "the gate does not end within -G"
 t_grep "says so" err "did not end within 5s (-G): phase Running"
 t_is "still cordoned, upgrade-failed" "$(state1)" "true upgrade-failed"
+# The gate's pod made, the API's answer lost: the pod is found by its
+# labels on the node and deleted, not left running.
+real_kubectl=$(command -v kubectl)
+cat >lose-answer <<EOF2
+#!/bin/sh
+case "\$*" in
+*"create --raw /api/v1/namespaces/gpudrv/pods -f"*) "$real_kubectl" "\$@" >/dev/null && echo '{"kind":' ;;
+*) exec "$real_kubectl" "\$@" ;;
+esac
+EOF2
+chmod +x lose-answer
+t_run env KUBECTL="$PWD/lose-answer" drv-upgrade.sh -L -N -m "$M" -V gate-hang.yaml -G 60 lab-node-1 550.90.07
+t_rc 2 "the answer to the gate's creation cannot be read"
+t_grep "says so" err "^drv-upgrade.sh: lab-node-1: the API's answer to the health gate's pod cannot be read: "
+t_grep "deletes the gate's pods on the node" err "^drv-upgrade.sh: lab-node-1: the health gate's pods on the node in gpudrv deleted$"
+e2e_until 30 sh -c "[ \$(kubectl -n gpudrv get pods -l gpudrv/gate=lab-node-1 -o name | wc -l) = 0 ]"
+t_ok $? "so none is left"
 t_run drv-upgrade.sh -L -N -m "$M" -V gate-pass.yaml -G 60 lab-node-1 550.90.07
 t_rc 0 "the gate passes: the resumed upgrade ends"
 t_grep "says so" err "^drv-upgrade.sh: lab-node-1: health gate passed after [0-9]*s (exit 0)$"
