@@ -109,9 +109,10 @@ value_ok(int f, const char *v, const char **why)
 		*why = "takes true or false";
 		return -1;
 	case PK_COUNT:
-		if (n > 0 && n <= 9 && strspn(v, "0123456789") == n)
+		/* the CRD's int32: 0 to 2147483647, as an object may say */
+		if (n > 0 && strspn(v, "0123456789") == n && (n < 10 || (n == 10 && strcmp(v, "2147483647") <= 0)))
 			return 0;
-		*why = "takes a whole number of 0 or more";
+		*why = "takes a whole number from 0 to 2147483647";
 		return -1;
 	case PK_INTSTR:
 		if (intstr_parse(v, &is) == 0)

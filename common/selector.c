@@ -242,6 +242,17 @@ next_tok(struct lex *l, char *buf, size_t bufsz, int *toolong)
 	return T_ID;
 }
 
+/* next_tok where a key or a value stands: there "in" and "notin" are the
+ * words themselves, as the API server's parser reads them (only where an
+ * operator stands are they operators). */
+static enum tok
+next_word(struct lex *l, char *buf, size_t bufsz, int *toolong)
+{
+	enum tok t = next_tok(l, buf, bufsz, toolong);
+
+	return t == T_IN || t == T_NOTIN ? T_ID : t;
+}
+
 /* A label value: at most 63 of [A-Za-z0-9._-], alphanumeric at both ends, or empty. */
 static int
 value_ok(const char *v)
@@ -290,13 +301,13 @@ selector_parse(const char *text, char *why, size_t whysz)
 	int toolong, first = 1;
 
 	for (;;) {
-		t = next_tok(&l, key, sizeof key, &toolong);
+		t = next_word(&l, key, sizeof key, &toolong);
 		if (t == T_END && first)
 			return sel; /* "": every object */
 		first = 0;
 		opname = NULL;
 		if (t == T_NOT) {
-			if (next_tok(&l, key, sizeof key, &toolong) != T_ID)
+			if (next_word(&l, key, sizeof key, &toolong) != T_ID)
 				return parse_fail(sel, &l, "%s: a key must follow '!'", qstr(text));
 			opname = "DoesNotExist";
 		} else if (t != T_ID) {
@@ -334,7 +345,7 @@ selector_parse(const char *text, char *why, size_t whysz)
 				for (;;) {
 					const char *vat = l.p;
 
-					t = next_tok(&l, val, sizeof val, &toolong);
+					t = next_word(&l, val, sizeof val, &toolong);
 					if (t == T_COMMA || t == T_CLOSE) { /* an empty value */
 						l.p = vat;
 						val[0] = '\0';
@@ -356,7 +367,7 @@ selector_parse(const char *text, char *why, size_t whysz)
 			} else if (t != T_END && t != T_COMMA) {
 				const char *vat = l.p;
 
-				t = next_tok(&l, val, sizeof val, &toolong);
+				t = next_word(&l, val, sizeof val, &toolong);
 				if (t == T_END || t == T_COMMA) { /* "key=": the empty value */
 					l.p = vat;
 					val[0] = '\0';

@@ -124,10 +124,15 @@ done <<'EOF2'
 drain.enable|is not FIELD=VALUE
 drain=true|names no field of the upgradePolicy (upgrade-policy(1) lists them)
 drain.enable=yes|takes true or false
-maxParallelUpgrades=-1|takes a whole number of 0 or more
+maxParallelUpgrades=-1|takes a whole number from 0 to 2147483647
+drain.timeoutSeconds=2147483648|takes a whole number from 0 to 2147483647
 maxUnavailable=101%|takes a number of nodes or a percentage up to 100% (25%)
 podDeletionFilter=all|takes gpu (the GPU Operator's: pods that hold a GPU) or none
 EOF2
+printf '{"kind":"ClusterPolicyList","apiVersion":"nvidia.com/v1","items":[]}\n' >empty-cp.json
+t_run upgrade-policy -U drain.timeoutSeconds=2147483647 -U podDeletion.timeoutSeconds=0000000300 empty-cp.json
+t_rc 0 "-U: the CRD's int32 whole, as an object may say it"
+t_grep "kept as given" out "drain.timeoutSeconds flag 2147483647$"
 t_run upgrade-policy
 t_rc 2 "no objects"
 t_err "the usage" "usage: upgrade-policy [-U field=value]... objects [nodes]"
@@ -144,6 +149,8 @@ app==a,tier!=b|ok
  app in ( a , b ) , !gone, env|ok
 app notin (a,),x=|ok
 example.com/key=v,gpu>2,gpu<10|ok
+in=notin,notin in (in, notin),!in,notin|ok
+app in in|'(' must follow in and notin
 a in (|a value list is
 a=b c|requirements are separated by commas
 =a|a requirement must start with a key
