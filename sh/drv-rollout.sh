@@ -604,7 +604,11 @@ blocked() {
 	if [ "$dry_run" = 1 ]; then
 		cat "$tmp/why" >>"$tmp/stdout"
 	else
-		say "$1: its drain would be refused by the budget(s) below${2:+ $2}; the node is left as it is:"
+		if grep -q -v ' BLOCKS ' "$tmp/why"; then
+			say "$1: the removal of its pods would be refused by what is below${2:+ $2}; the node is left as it is:"
+		else
+			say "$1: its drain would be refused by the budget(s) below${2:+ $2}; the node is left as it is:"
+		fi
 		sed 's/^/    /' "$tmp/why" >&2 || :
 	fi
 	out "$1 skipped budget"
@@ -646,7 +650,7 @@ if [ -n "$canary_count$canary_sel" ]; then
 	canary_pick
 	canary=1
 	plan_scope=$tmp/canary
-	say "canary: $(tr '\n' ' ' <"$tmp/canary")alone first; the other nodes only once none of them failed"
+	say "canary: $(tr '\n' ' ' <"$tmp/canary")alone first; the other nodes only once each of them is done"
 fi
 
 if [ "$dry_run" = 1 ]; then
@@ -804,7 +808,15 @@ while :; do
 		[ -e "$f" ] || continue
 		grep -qxF "${f#"$tmp/blocked."}" "$tmp/blocked" || rm -f "$f"
 	done
+	# (A pod the policy does not let go, no budget's: no wait lifts it.)
+	awk 'FILENAME == ARGV[1] { b[$1] = 1; next }
+		($1 in b) && $2 != "DRAWS" && $2 != "SKIP" && $0 !~ / BLOCKS / { print $1 }' \
+		"$tmp/blocked" "$tmp/draws" | sort -u >"$tmp/refused"
 	while read -r bn; do
+		if grep -qxF "$bn" "$tmp/refused"; then
+			blocked "$bn"
+			continue
+		fi
 		# Waited for (-w) while the others go on.
 		first=$(cat "$tmp/blocked.$bn" 2>/dev/null) || { first=$now && echo "$now" >"$tmp/blocked.$bn"; }
 		if [ $((now - first)) -ge "$budget_wait" ]; then

@@ -247,7 +247,7 @@ cluster n1 n2
 echo refuse >act.n1
 t_run "$R" $T_DRAIN -C 1 -p 1 -u 100% -m "$M" "$NEW"
 t_rc 1 "a canary skipped"
-t_grep "names the canary" err "^drv-rollout.sh: canary: n1 alone first; the other nodes only once none of them failed$"
+t_grep "names the canary" err "^drv-rollout.sh: canary: n1 alone first; the other nodes only once each of them is done$"
 t_grep "says it did not go through" err "^drv-rollout.sh: stopped: the canary did not go through: n1 not DONE (skipped or left); the other nodes are left as they are$"
 t_grep "and how to run it again" err "^drv-rollout.sh: see why (pdb-check -s, drv-states.sh), then run it again: drv-rollout.sh -U podDeletionFilter=none -U drain.enable=true -U drain.deleteEmptyDir=true -C 1 -p 1 -u 100% -m $M $NEW$"
 last_line "the summary" "done 0 failed 0 skipped 1 left 1"
@@ -303,6 +303,22 @@ t_run sed -n 's/^.* get --raw \/api\/v1\/pods?fieldSelector=//p' kubectl.log
 t_out "every pod once, then n1's and n2's" 'spec.nodeName%21%3D' 'spec.nodeName%3Dn1' 'spec.nodeName%3Dn2'
 t_run grep -e '-b [^ ]*/judged\.n1 ' up.log
 t_rc 0 "n1's run got the budgets and pods it was judged on (-b)"
+
+# 3b'. A pod the policy does not let go (no controller, drain.force false)
+# is no budget's: no wait lifts it, so -w does not hold the node.
+cluster n1 n2
+echo ok >act.n1
+printf '{"kind":"PodDisruptionBudgetList","apiVersion":"policy/v1","metadata":{},"items":[]}\n' >pdbs.json
+printf '{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[\n%s\n]}\n' \
+	'{"metadata":{"name":"debug","namespace":"team"},"spec":{"nodeName":"n2"},"status":{"phase":"Running"}}' >pods.json
+t0=$(date +%s)
+t_run "$R" $T_DRAIN -p 1 -u 100% -w 60 -m "$M" "$NEW"
+t_rc 1 "n2 refused for a pod without a controller, -w 60"
+t_ok "$([ $(($(date +%s) - t0)) -lt 50 ] && echo 0 || echo 1)" "skipped at once, not after -w's 60 s"
+t_grep "says what refuses, not a budget" err "^drv-rollout.sh: n2: the removal of its pods would be refused by what is below; the node is left as it is:$"
+t_grep "with pdb-check's words" err "^    n2 team/debug NO-CONTROLLER: "
+t_grep "n2 skipped" out "^n2 skipped budget$"
+rm -f pods.json pdbs.json
 
 # 3c. A node waiting for a budget is read once when it begins to wait, and
 # once when it would start, not at each look every 5 seconds: n1 (held in

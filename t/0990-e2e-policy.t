@@ -271,7 +271,7 @@ for n in lab-node-0 lab-node-1 lab-node-2 pol-0 pol-1 pol-2; do
 done
 t_run drv-rollout.sh -L -m "$M" -C 1 -V "$PWD/gate-fail.yaml" -G 60 -p 3 -u 100% 550.90.07
 t_rc 1 "a canary that fails its gate"
-t_grep "names the canary" err "^drv-rollout.sh: canary: lab-node-0 alone first; the other nodes only once none of them failed$"
+t_grep "names the canary" err "^drv-rollout.sh: canary: lab-node-0 alone first; the other nodes only once each of them is done$"
 t_grep "says it stopped" err "^drv-rollout.sh: stopped: the canary failed: lab-node-0; the other nodes are left as they are$"
 t_grep "and the command that resumes" err "^drv-rollout.sh: see why (drv-states.sh, the nodes' logs), then resume, past the failed: drv-rollout.sh -c -L -m $M -C 1 -V $PWD/gate-fail.yaml -G 60 -p 3 -u 100% 550.90.07$"
 t_is "one node started" "$(grep -c '^start ' out)" 1
