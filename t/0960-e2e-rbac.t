@@ -103,6 +103,10 @@ for o in namespace/gpudrv serviceaccount/auditor serviceaccount/upgrader \
 	role.rbac.authorization.k8s.io/gpudrv-upgrader rolebinding.rbac.authorization.k8s.io/gpudrv-upgrader; do
 	t_grep "deploy/ makes $o" out "^$o \(created\|configured\|unchanged\)$"
 done
+t_run kubectl -n gpudrv run hostnet-gate --image=nvcr.io/nvidia/cloud-native/dcgm:3.3.5-1-ubuntu22.04 --restart=Never \
+	--overrides='{"apiVersion":"v1","spec":{"hostNetwork":true}}' --dry-run=server
+t_rc 1 "a pod on the host's network in gpudrv"
+t_grep "is refused by Pod Security baseline" err 'violates PodSecurity "baseline:latest": host namespaces (hostNetwork=true)'
 t_run kubectl -n gpudrv get role,rolebinding gpudrv-upgrader -o name
 t_out "and, in gpudrv, the upgrader's Role and RoleBinding for the rollout's lease" \
 	role.rbac.authorization.k8s.io/gpudrv-upgrader rolebinding.rbac.authorization.k8s.io/gpudrv-upgrader
