@@ -112,9 +112,10 @@ t_ok $? "a driver pod on each GPU node"
 
 # gpu-feature-discovery: the new driver's labels on a node whose upgrade
 # has waited for validation three looks (the driver takes a while to load),
-# but never on ro-20.
+# but never on ro-20, nor while ./gfd.hold is there.
 gfd() {
 	while :; do
+		[ ! -e gfd.hold ] || { sleep 1 && continue; }
 		for n in $(kubectl get nodes -l "$S=validation-required" -o jsonpath='{.items[*].metadata.name}' 2>/dev/null); do
 			echo "$n" >>gfd.seen
 			[ "$n" != ro-20 ] && [ "$(grep -c "^$n$" gfd.seen)" -ge 3 ] || continue
@@ -171,9 +172,13 @@ pgid=$setsid_pid
 t_ok 0 "the first run leads a process group of its own"
 e2e_until 120 grep -q '^start 5 ' run1.out
 t_ok $? "the first run starts its fifth node"
+# (no driver loads from now until the kill: a node found waiting for
+# validation is still waiting, cordoned, when the kill comes)
+: >gfd.hold
 e2e_until 60 sh -c "drv-states.sh -m $PWD/matrix.csv | grep -q ' validation-required cordoned '"
 t_ok $? "drv-states.sh shows a node waiting for validation"
 kill -KILL "-$pgid"
+rm -f gfd.hold
 wait "$setsid_pid" 2>/dev/null
 sleep 1
 # (zombies, dead and not yet reaped by init, are not running)
