@@ -335,7 +335,7 @@ func putNode(ctx context.Context, cs *kubernetes.Clientset, name string, labels 
 	n, err := cs.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		res := corev1.ResourceList{}
-		for k, v := range map[string]string{"cpu": "32", "memory": "256Gi", "pods": "110"} {
+		for k, v := range map[string]string{"cpu": "32", "memory": "256Gi", "pods": "110", "nvidia.com/gpu": "8"} {
 			res[corev1.ResourceName(k)] = resource.MustParse(v)
 		}
 		node := &corev1.Node{
@@ -358,13 +358,22 @@ func putNode(ctx context.Context, cs *kubernetes.Clientset, name string, labels 
 		n.Labels[k] = v
 	}
 	for k := range n.Annotations {
-		if strings.HasPrefix(k, "nvidia.com/gpu-driver-upgrade") {
+		if strings.HasPrefix(k, "nvidia.com/gpu-driver-upgrade") || strings.HasPrefix(k, "gpudrv/") {
 			delete(n.Annotations, k)
 		}
 	}
 	n.Spec.Unschedulable = false
 	n.Spec.Taints = nil
-	_, err = cs.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{})
+	n, err = cs.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{})
+	if err != nil {
+		return err
+	}
+	// A node of an older fleet: its GPUs, which the workloads ask for.
+	if _, ok := n.Status.Allocatable["nvidia.com/gpu"]; !ok {
+		n.Status.Allocatable["nvidia.com/gpu"] = resource.MustParse("8")
+		n.Status.Capacity["nvidia.com/gpu"] = resource.MustParse("8")
+		_, err = cs.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{})
+	}
 	return err
 }
 
@@ -408,11 +417,37 @@ func validatorDS() *appsv1.DaemonSet {
 	}
 }
 
+// holdsGPU: the pod deletion's filter, as the GPU Operator's own selects the
+// pods it deletes: Running or Pending, a container asking for nvidia.com/gpu*
+// or nvidia.com/mig-* (resource claims aside: the bench's pods hold none).
+func holdsGPU(pod corev1.Pod) bool {
+	if pod.Status.Phase != corev1.PodRunning && pod.Status.Phase != corev1.PodPending {
+		return false
+	}
+	gpu := func(rl corev1.ResourceList) bool {
+		for r := range rl {
+			if strings.HasPrefix(string(r), "nvidia.com/gpu") || strings.HasPrefix(string(r), "nvidia.com/mig-") {
+				return true
+			}
+		}
+		return false
+	}
+	for _, c := range pod.Spec.Containers {
+		if gpu(c.Resources.Limits) || gpu(c.Resources.Requests) {
+			return true
+		}
+	}
+	return false
+}
+
 func workload(ctx context.Context, cs *kubernetes.Clientset, name string, replicas int32, sel map[string]string, spread bool) error {
 	labels := map[string]string{"app": name}
+	// Each replica holds a GPU: the pods the operator's pod deletion takes.
+	gpu := corev1.ResourceList{"nvidia.com/gpu": resource.MustParse("1")}
 	spec := corev1.PodSpec{
 		NodeSelector: sel,
-		Containers:   []corev1.Container{{Name: "train", Image: "registry.invalid/trainer:1"}},
+		Containers: []corev1.Container{{Name: "train", Image: "registry.invalid/trainer:1",
+			Resources: corev1.ResourceRequirements{Limits: gpu, Requests: gpu}}},
 	}
 	if spread {
 		spec.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
@@ -728,12 +763,19 @@ func runOperator(ctx context.Context, cfg *rest.Config, o *opts) {
 	lg := logr.New(&lineSink{out: logFile})
 	mgr, err := upgrade.NewClusterUpgradeStateManager(lg, oc, recorder)
 	check(err)
-	mgr = mgr.WithValidationEnabled(validatorSel)
+	// As the GPU Operator sets it up: pod deletion of the pods that hold a
+	// GPU, validation by its validator's pods.
+	mgr = mgr.WithPodDeletionEnabled(holdsGPU).WithValidationEnabled(validatorSel)
+	// The operator's defaults (its chart's values): the pods that hold a GPU
+	// deleted, emptyDir data kept, no drain; gpudrv's drv-rollout.sh reads
+	// the same defaults from a cluster with no policy of its own.
 	policy := &upgradev1.DriverUpgradePolicySpec{
 		AutoUpgrade:         true,
 		MaxParallelUpgrades: o.par,
 		MaxUnavailable:      ptr(intstr.Parse(o.maxUnav)),
-		DrainSpec: &upgradev1.DrainSpec{Enable: true, Force: false, TimeoutSecond: o.drainTimeout, DeleteEmptyDir: true,
+		PodDeletion:         &upgradev1.PodDeletionSpec{Force: false, TimeoutSecond: o.drainTimeout, DeleteEmptyDir: false},
+		WaitForCompletion:   &upgradev1.WaitForCompletionSpec{},
+		DrainSpec: &upgradev1.DrainSpec{Enable: false, Force: false, TimeoutSecond: o.drainTimeout, DeleteEmptyDir: false,
 			PodSelector: "nvidia.com/gpu-driver-upgrade-drain.skip!=true"},
 	}
 

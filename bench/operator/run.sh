@@ -13,7 +13,10 @@
 #   BENCH_U [25%]            maxUnavailable
 #   BENCH_DELAY_MIN [2]      a driver pod is Ready DELAY_MIN..DELAY_MAX s after it
 #   BENCH_DELAY_MAX [10]       is created, uniform (kwok's delay and jitter)
-#   BENCH_DRAIN_TIMEOUT [60] both tools' drain timeout, s
+#   BENCH_DRAIN_TIMEOUT [60] both tools' podDeletion.timeoutSeconds, s
+# Both tools run under the GPU Operator's default upgradePolicy: the pods
+# that hold a GPU deleted through the eviction API (every workload replica
+# asks for one), emptyDir data kept, no drain.
 #   BENCH_BUDGET_WAIT [60]   drv-rollout.sh -w
 #   BENCH_TOOLS ["operator gpudrv"]
 #   BENCH_DEADLINE [40m]     a run is stopped after this
@@ -161,7 +164,7 @@ done
 # Ready, as measured in that run) summed over P, or the longest one.
 echo
 echo "gpudrv bench-operator: $host_info"
-echo "driver pods Ready ${DMIN}-${DMAX}s after creation (kwok delay + jitter); drain timeout ${DT}s; drv-rollout.sh -w ${BW}; maxUnavailable $U"
+echo "driver pods Ready ${DMIN}-${DMAX}s after creation (kwok delay + jitter); the operator's default upgradePolicy (GPU pod deletion, no drain), its timeout ${DT}s; drv-rollout.sh -w ${BW}; maxUnavailable $U"
 awk '
 function v(k,   i, a) { for (i = 2; i <= NF; i++) { split($i, a, "="); if (a[1] == k) return substr($i, length(k) + 2) } return "" }
 /^result / {
