@@ -468,6 +468,24 @@ esac
 # policy removes, and says which way (METHOD) and which (REMOVE).
 # (check_node let only [a-z0-9.-] through: nothing to encode but the '='.)
 pods_on_node="/api/v1/pods?fieldSelector=spec.nodeName%3D$node"
+# judge: pdb-check -s -y on $tmp/pp, its answer in $tmp/pdb, its status in
+# $pc, its obstacles alone in $tmp/pdb.why.
+judge() {
+	pc=0
+	"$pdb_check" -s -y "$tmp/policy" "$node" "$tmp/pp" >"$tmp/pdb" || pc=$?
+	grep -v -e '^METHOD ' -e '^REMOVE ' -e '^SKIP ' "$tmp/pdb" >"$tmp/pdb.why" || :
+}
+# take_removal: from $tmp/pdb, the way (method, and the state it is
+# recorded in, removal_state) and the pods ($tmp/remove, nremove).
+take_removal() {
+	method=$(sed -n 's/^METHOD \([a-z-]*\).*/\1/p' "$tmp/pdb")
+	sed -n 's/^REMOVE //p' "$tmp/pdb" >"$tmp/remove"
+	nremove=$(grep -c . "$tmp/remove") || :
+	case $method in
+	pod-deletion) removal_state=pod-deletion-required ;;
+	*) removal_state=drain-required ;;
+	esac
+}
 waited=0
 while :; do
 	if [ -n "$budgets_read" ] && [ "$waited" = 0 ]; then
@@ -477,9 +495,7 @@ while :; do
 		say "$node: the budgets and the node's pods cannot be read; nothing was changed"
 		finish 2
 	fi
-	pc=0
-	"$pdb_check" -s -y "$tmp/policy" "$node" "$tmp/pp" >"$tmp/pdb" || pc=$?
-	grep -v -e '^METHOD ' -e '^REMOVE ' -e '^SKIP ' "$tmp/pdb" >"$tmp/pdb.why" || :
+	judge
 	[ "$pc" -eq 1 ] || break
 	# A pod the policy does not let go waits for no budget: refused at once.
 	if [ "$waited" -ge "$budget_wait" ] || grep -q -v ' BLOCKS ' "$tmp/pdb.why"; then
@@ -495,9 +511,7 @@ if [ "$pc" != 0 ]; then
 	say "$node: pdb-check cannot judge the answers to GET /apis/policy/v1/poddisruptionbudgets and GET $pods_on_node (exit $pc); nothing was changed"
 	finish 2
 fi
-method=$(sed -n 's/^METHOD \([a-z-]*\).*/\1/p' "$tmp/pdb")
-sed -n 's/^REMOVE //p' "$tmp/pdb" >"$tmp/remove"
-nremove=$(grep -c . "$tmp/remove") || :
+take_removal
 case $method in
 pod-deletion)
 	if [ "$nremove" -gt 0 ]; then
@@ -550,10 +564,6 @@ ours_note=
 # selector to wait for, else the removal's own state) are one write: no
 # moment when the node is cordoned and its state says otherwise.  Its
 # answer is the node after it: the cordon is seen to have taken.
-case $method in
-pod-deletion) removal_state=pod-deletion-required ;;
-*) removal_state=drain-required ;;
-esac
 first_state=$removal_state
 [ -z "$wait_sel" ] || first_state=wait-for-jobs-required
 phase=cordoned
@@ -597,21 +607,13 @@ if [ -n "$wait_sel" ]; then
 	# budget that refuses now is waited for by the removal's own timeout; a
 	# pod the policy does not let go stops the run here.
 	get_budget_pods "$tmp/pp" "$pods_on_node" || on_fail "the budgets and the node's pods cannot be read again after the wait" 2
-	pc=0
-	"$pdb_check" -s -y "$tmp/policy" "$node" "$tmp/pp" >"$tmp/pdb" || pc=$?
-	grep -v -e '^METHOD ' -e '^REMOVE ' -e '^SKIP ' "$tmp/pdb" >"$tmp/pdb.why" || :
+	judge
 	[ "$pc" -le 1 ] || on_fail "pdb-check cannot judge the node's pods after the wait (exit $pc)" 2
 	if [ "$pc" = 1 ] && grep -q -v ' BLOCKS ' "$tmp/pdb.why"; then
 		emit "$tmp/pdb.why" 1
 		on_fail "after the wait, the removal of its pods would be refused: $(grep -v ' BLOCKS ' "$tmp/pdb.why" | head -n 1 | cut -c1-200)" 1
 	fi
-	method=$(sed -n 's/^METHOD \([a-z-]*\).*/\1/p' "$tmp/pdb")
-	sed -n 's/^REMOVE //p' "$tmp/pdb" >"$tmp/remove"
-	nremove=$(grep -c . "$tmp/remove") || :
-	case $method in
-	pod-deletion) removal_state=pod-deletion-required ;;
-	*) removal_state=drain-required ;;
-	esac
+	take_removal
 	set_state "$removal_state" || on_fail "the API refused a label" 2
 fi
 
