@@ -8,8 +8,11 @@ MANDIR     = $(PREFIX)/share/man
 PKG_CONFIG = pkg-config
 CC         = cc
 CFLAGS     = -O2 -g
-# Checks the Debian packages the build needs (as root, installs the missing).
-DEPS       = sh .ci/deps build
+VERSION    = `cat VERSION`
+# Checks the Debian packages the build needs: names the missing ones and
+# stops.  A build never changes the system: make deps (as root) installs
+# them; make check and make lab do too, saying so.
+DEPS       = sh .ci/deps -n build
 
 # pkg-config is asked when a compiler runs, after $(DEPS), never while make
 # reads this file (on a fresh machine the packages are not there yet); the
@@ -20,7 +23,7 @@ LIB_LIBS   = `$(PKG_CONFIG) --libs libcjson yaml-0.1 2>/dev/null || echo -lcjson
 ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wpedantic -Werror \
 	-Icommon $(LIB_CFLAGS) $(CFLAGS)
 
-CMDS    = labels2tag matrix-grep pdb-check report-fmt rollout-plan upgrade-policy gate-pod
+CMDS    = labels2tag matrix-grep pdb-check report-fmt rollout-plan upgrade-policy gate-pod states-fmt
 SCRIPTS = drv-tag.sh drv-audit.sh drv-next.sh drv-upgrade.sh drv-rollout.sh drv-states.sh drv-kubeconfig.sh drv-lab.sh
 COMMON  = common/err.o common/input.o common/json.o common/yaml.o common/access.o common/keep.o common/doc.o \
 	common/tag.o common/image.o common/node.o common/target.o common/strset.o common/lines.o common/matrix.o common/selector.o \
@@ -28,29 +31,38 @@ COMMON  = common/err.o common/input.o common/json.o common/yaml.o common/access.
 
 # Sourced by the scripts from ../lib/gpudrv, seen from their own directory
 # (through symlinks): in the build tree as where make install puts it.
-SHLIB   = lib/gpudrv/gpudrv-lib.sh
+SHLIB   = lib/gpudrv/runtime.sh lib/gpudrv/options.sh lib/gpudrv/node.sh lib/gpudrv/api.sh \
+	lib/gpudrv/lease.sh lib/gpudrv/files.sh
 BINS = $(CMDS:%=bin/%) $(SCRIPTS:%=bin/%)
 
 all: $(BINS) $(SHLIB)
 
 # Order-only: every compile waits for it (make -j too), none is redone for it.
-deps:
+need:
 	@$(DEPS)
+
+# The Debian packages the build needs, installed (as root, with apt-get).
+deps:
+	@sh .ci/deps build
 
 common/libgpudrv.a: $(COMMON)
 	rm -f $@
 	$(AR) rcs $@ $(COMMON)
 
-common/%.o: common/%.c common/gpudrv.h | deps
+common/%.o: common/%.c common/gpudrv.h | need
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-bin/%: cmd/%.c common/libgpudrv.a common/gpudrv.h | deps
+# --version: the one object that knows it.
+common/err.o: VERSION
+common/err.o: ALL_CFLAGS += -DGPUDRV_VERSION=\"$(VERSION)\"
+
+bin/%: cmd/%.c common/libgpudrv.a common/gpudrv.h | need
 	@mkdir -p bin
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< common/libgpudrv.a $(LIB_LIBS)
 
-$(SHLIB): sh/gpudrv-lib.sh
+lib/gpudrv/%.sh: sh/lib/%.sh VERSION
 	@mkdir -p lib/gpudrv
-	cp sh/gpudrv-lib.sh $@
+	sed "s/@VERSION@/$(VERSION)/" $< >$@
 
 bin/%.sh: sh/%.sh
 	@mkdir -p bin
@@ -67,8 +79,9 @@ bin/kubectl-gpudrv: sh/kubectl-gpudrv
 
 # The tests, end-to-end ones included (GPUDRV_E2E=0 skips those, saying so).
 # A sandbox that check started is stopped again; a running one is reused.
-check: all
+check:
 	@sh .ci/deps test
+	@$(MAKE) -s all
 	@if sh sandbox/status.sh >/dev/null 2>&1; then up=1; else up=0; fi; \
 	rc=0; prove $(PROVE_FLAGS) t/ || rc=$$?; \
 	if [ $$up = 0 ]; then sh sandbox/down.sh >/dev/null 2>&1 || :; fi; \
@@ -78,7 +91,7 @@ check: all
 # UndefinedBehaviorSanitizer, in a separate build tree (bin stays as it is).
 check-asan:
 	rm -rf .asan && mkdir -p .asan
-	cp -R Makefile cmd common sh .ci .asan/
+	cp -R Makefile VERSION cmd common sh .ci .asan/
 	rm -f .asan/common/*.o .asan/common/*.a # copied after their sources, they would look current
 	$(MAKE) -C .asan all CFLAGS='-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer' \
 		LDFLAGS='-fsanitize=address,undefined'
@@ -105,8 +118,9 @@ sandbox-down:
 
 # The driver-upgrade lab (drv-lab.sh(1)), end to end, on the sandbox (or
 # LAB_KUBECONFIG's cluster).
-lab: all
+lab:
 	@sh .ci/deps test
+	@$(MAKE) -s all
 	@sh bin/drv-lab.sh
 
 # Installed as a Debian package would be; the RBAC manifests as data.
@@ -137,9 +151,16 @@ deb:
 	@ls $(DEBDIR)/*.deb
 
 clean:
-	rm -rf bin lib common/*.o common/*.a .asan
+	rm -rf bin lib common/*.o common/*.a .asan gpudrv-*.tar.gz
 
-.PHONY: all check check-asan check-valgrind clean fuzz install deps lab sandbox sandbox-lab sandbox-down deb
+# The source tarball of the commit checked out (git archive), into $(DIST):
+# what it holds builds, and passes GPUDRV_E2E=0 make check, on its own.
+DIST = gpudrv-$(VERSION).tar.gz
+dist:
+	git archive --prefix=gpudrv-$(VERSION)/ -o $(DIST) HEAD
+	@echo $(DIST)
+
+.PHONY: all check check-asan check-valgrind clean dist fuzz install deps need lab sandbox sandbox-lab sandbox-down deb
 
 # Benchmarks (bench/README.md): generated inputs and results stay in bench/out.
 bench/out/gen-nodes: bench/gen-nodes.c

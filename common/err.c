@@ -9,6 +9,10 @@
 
 #include "gpudrv.h"
 
+#ifndef GPUDRV_VERSION
+#define GPUDRV_VERSION "unknown" /* the Makefile gives VERSION */
+#endif
+
 const char *progname = "gpudrv";
 
 static void *
@@ -211,13 +215,18 @@ xstrndup(const char *s, size_t n)
  * getopt(3) with the program's own words for a bad option (getopt's name
  * its messages with the full argv[0]): "unknown option -x" or "option -m
  * needs an argument", then the usage line, exit 2.  -h, where opts has it,
- * prints the usage line on stdout and exits 0.  Returns only options in opts.
+ * prints the usage line on stdout and exits 0, --version (a word of its own,
+ * where an option can be) the version.  Returns only options in opts.
  */
 int
 nextopt(int argc, char **argv, const char *opts, const char *usage)
 {
 	int c;
 
+	if (optind < argc && strcmp(argv[optind], "--version") == 0) {
+		printf("%s (gpudrv) %s\n", progname, GPUDRV_VERSION);
+		exit(fshut(stdout, "stdout"));
+	}
 	opterr = 0;
 	c = getopt(argc, argv, opts);
 	if (c == 'h') {

@@ -225,6 +225,30 @@ cJSON *doc_parse(const struct input *in);
 /* The GPU Operator's start times (Unix seconds) of two of its waits. */
 #define A_VALIDATION "nvidia.com/gpu-driver-upgrade-validation-start-time"
 #define A_JOBS    "nvidia.com/gpu-driver-upgrade-wait-for-pod-completion-start-time"
+/* The values of L_STATE, in the order an upgrade goes through them (the GPU
+ * Operator's upgrade library, pkg/upgrade/consts.go); sh/lib/node.sh spells
+ * the same, and t/0010-house.t checks that the two agree. */
+#define S_REQUIRED         "upgrade-required"
+#define S_CORDON           "cordon-required"
+#define S_WAIT_JOBS        "wait-for-jobs-required"
+#define S_POD_DELETION     "pod-deletion-required"
+#define S_DRAIN            "drain-required"
+#define S_MAINTENANCE      "node-maintenance-required"
+#define S_POST_MAINTENANCE "post-maintenance-required"
+#define S_POD_RESTART      "pod-restart-required"
+#define S_VALIDATION       "validation-required"
+#define S_UNCORDON         "uncordon-required"
+#define S_DONE             "upgrade-done"
+#define S_FAILED           "upgrade-failed"
+/* labels2tag -F's record, a line a node: its fields, in order (node.sh's
+ * record_fields). */
+enum rec_field {
+	RF_NODE, RF_TAG, RF_DRIVER, RF_STATE, RF_SKIP, RF_CORDON, RF_READY, RF_INITIAL,
+	RF_SINCE, RF_CORDONER, RF_UID, RF_COUNT
+};
+/* node.c: a record split in place into f (RF_COUNT + 1 slots); 0, or -1
+ * when it is not one, each field a word of its kind. */
+int record_split(char *line, char **f);
 
 int tag_charset_ok(const char *s);   /* non-empty, only [A-Za-z0-9_.-] */
 int tag_valid(const char *s);        /* OCI tag grammar */

@@ -350,9 +350,9 @@ node_facts(const cJSON *node, struct node_facts *nf, struct tagfault *f)
 	 * else the last change of the state label. */
 	nf->since = -1;
 	snprintf(nf->cordoner, sizeof nf->cordoner, "-");
-	if (strcmp(nf->state, "validation-required") == 0 && (at = ann_time(ann, A_VALIDATION)) >= 0)
+	if (strcmp(nf->state, S_VALIDATION) == 0 && (at = ann_time(ann, A_VALIDATION)) >= 0)
 		nf->since = at, nf->since_from = "validation";
-	else if (strcmp(nf->state, "wait-for-jobs-required") == 0 && (at = ann_time(ann, A_JOBS)) >= 0)
+	else if (strcmp(nf->state, S_WAIT_JOBS) == 0 && (at = ann_time(ann, A_JOBS)) >= 0)
 		nf->since = at, nf->since_from = "jobs";
 	if ((r = owner_of(node, state_path, &at, who, sizeof who, f)) < 0)
 		return -1;
@@ -429,4 +429,33 @@ nodes_read(const char *path, const struct node_reader *nr)
 
 	dr.arg = (void *)nr;
 	return doc_each(path, &dr);
+}
+
+static int
+one_of(const char *s, const char *a, const char *b, const char *c)
+{
+	return strcmp(s, a) == 0 || strcmp(s, b) == 0 || (c != NULL && strcmp(s, c) == 0);
+}
+
+/*
+ * A labels2tag -F record (enum rec_field), split in place on its single
+ * spaces into f (RF_COUNT + 1 slots): 0 when it is one, each field a word of
+ * its kind, else -1.
+ */
+int
+record_split(char *line, char **f)
+{
+	int i;
+
+	if (split_fields(line, f, RF_COUNT + 1) != RF_COUNT)
+		return -1;
+	for (i = 0; i < RF_COUNT; i++)
+		if (*f[i] == '\0')
+			return -1;
+	/* the state: any label value (a state of no one's is shown as such) */
+	return strspn(f[RF_STATE], "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") ==
+	    strlen(f[RF_STATE]) &&
+	    one_of(f[RF_SKIP], "skip", "-", NULL) && one_of(f[RF_CORDON], "cordoned", "schedulable", NULL) &&
+	    one_of(f[RF_READY], "ready", "not-ready", "unknown") &&
+	    one_of(f[RF_INITIAL], "was-cordoned", "gpudrv", "-") ? 0 : -1;
 }

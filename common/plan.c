@@ -81,59 +81,40 @@ must_name(const char *s, const struct lines *l)
 		die("%s:%zu: %s is not a node name", l->name, l->lineno, qstr(s));
 }
 
-static int
-one_of(const char *s, const char *a, const char *b, const char *c)
-{
-	return strcmp(s, a) == 0 || strcmp(s, b) == 0 || (c != NULL && strcmp(s, c) == 0);
-}
-
-/* The fields of a labels2tag -F record, each a word of its kind. */
-static int
-record_ok(char *const *f)
-{
-	int i;
-
-	for (i = 0; i < 11; i++)
-		if (*f[i] == '\0')
-			return 0;
-	return strspn(f[3], "abcdefghijklmnopqrstuvwxyz-") == strlen(f[3]) &&
-	    one_of(f[4], "skip", "-", NULL) && one_of(f[5], "cordoned", "schedulable", NULL) &&
-	    one_of(f[6], "ready", "not-ready", "unknown") && one_of(f[7], "was-cordoned", "gpudrv", "-");
-}
-
 static void
 read_facts(struct plan *p, const char *path, const char *version)
 {
 	struct lines l;
 	struct pnode *n;
-	char *s, *f[12];
+	char *s, *f[RF_COUNT + 1];
 	size_t first;
 
 	lines_open(&l, path);
 	while ((s = lines_next(&l, NULL)) != NULL) {
-		if (split_fields(s, f, 12) != 11 || !record_ok(f))
+		if (record_split(s, f) != 0)
 			die("%s:%zu: not a labels2tag -F record (node tag driver state skip cordon "
 			    "ready initial since cordoner uid)", l.name, l.lineno);
-		must_name(f[0], &l);
-		if ((first = strset_get(p->by_name, f[0])) != 0)
-			die("%s:%zu: node %s again (first on line %zu)", l.name, l.lineno, f[0],
+		must_name(f[RF_NODE], &l);
+		if ((first = strset_get(p->by_name, f[RF_NODE])) != 0)
+			die("%s:%zu: node %s again (first on line %zu)", l.name, l.lineno, f[RF_NODE],
 			    p->nodes[first - 1].line);
 		p->nodes = xgrow(p->nodes, &p->ncap, p->nn + 1, 64, sizeof *p->nodes);
 		n = &p->nodes[p->nn++];
 		memset(n, 0, sizeof *n);
 		n->line = l.lineno;
-		strset_add(p->by_name, f[0], p->nn);
-		n->name = xstrndup(f[0], strlen(f[0]));
-		n->tag = xstrndup(f[1], strlen(f[1]));
-		n->down = strcmp(f[5], "cordoned") == 0 || strcmp(f[6], "ready") != 0;
+		strset_add(p->by_name, f[RF_NODE], p->nn);
+		n->name = xstrndup(f[RF_NODE], strlen(f[RF_NODE]));
+		n->tag = xstrndup(f[RF_TAG], strlen(f[RF_TAG]));
+		n->down = strcmp(f[RF_CORDON], "cordoned") == 0 || strcmp(f[RF_READY], "ready") != 0;
 		n->in_scope = 1;
-		if (strcmp(f[2], version) == 0 && (strcmp(f[3], "-") == 0 || strcmp(f[3], "upgrade-done") == 0))
+		if (strcmp(f[RF_DRIVER], version) == 0 &&
+		    (strcmp(f[RF_STATE], "-") == 0 || strcmp(f[RF_STATE], S_DONE) == 0))
 			n->cls = PN_DONE;
-		else if (strcmp(f[4], "skip") == 0)
+		else if (strcmp(f[RF_SKIP], "skip") == 0)
 			n->cls = PN_SKIP;
-		else if (strcmp(f[3], "upgrade-failed") == 0)
+		else if (strcmp(f[RF_STATE], S_FAILED) == 0)
 			n->cls = PN_FAILED;
-		n->rank = strcmp(f[3], "-") != 0 && strcmp(f[3], "upgrade-done") != 0 ? 1 : n->down ? 2 : 3;
+		n->rank = strcmp(f[RF_STATE], "-") != 0 && strcmp(f[RF_STATE], S_DONE) != 0 ? 1 : n->down ? 2 : 3;
 	}
 	lines_close(&l);
 }

@@ -1,4 +1,5 @@
 #!/bin/sh
+# shellcheck source-path=SCRIPTDIR
 # drv-audit.sh: every GPU node whose precompiled driver image was never built.
 # One API call for all GPU nodes, then labels2tag | matrix-grep; with -o, the
 # images those nodes need instead, listed for a mirror (labels2tag -i).
@@ -7,11 +8,20 @@ set -eu
 prog=drv-audit.sh
 usage_line="usage: $prog [-e] [-m matrix | -r repository [-I]] [-p promfile] [-P url [-c cluster]] [-b version | -t] [-k kernel [-l selector]]
        $prog -o images|skopeo-sync [-eI] [-r repository] [-b version | -t] [-k kernel [-l selector]]"
-# gpudrv-lib.sh is in ../lib/gpudrv from this script's real directory (links
-# followed): where make puts it in the build tree, and make install in LIBDIR.
-lib=$(dirname -- "$(readlink -f -- "$0")")/../lib/gpudrv/gpudrv-lib.sh
-# shellcheck source-path=SCRIPTDIR source=gpudrv-lib.sh
-if [ -r "$lib" ]; then . "$lib"; else echo "$prog: $lib not found: install gpudrv whole (make install)" >&2 && exit 2; fi
+# The library is in ../lib/gpudrv from this script's real directory (links
+# followed), where make and make install put it: runtime.sh first, then
+# what this script uses.
+lib=$(dirname -- "$(readlink -f -- "$0")")/../lib/gpudrv
+# shellcheck source=lib/runtime.sh
+if [ -r "$lib/runtime.sh" ]; then . "$lib/runtime.sh"; else echo "$prog: $lib/runtime.sh not found: install gpudrv whole (make install)" >&2 && exit 2; fi
+# shellcheck source=lib/options.sh
+. "$lib/options.sh"
+# shellcheck source=lib/node.sh
+. "$lib/node.sh"
+# shellcheck source=lib/api.sh
+. "$lib/api.sh"
+# shellcheck source=lib/files.sh
+. "$lib/files.sh"
 
 matrix=${GPUDRV_MATRIX:-$default_matrix}
 prom=
@@ -139,33 +149,17 @@ prom_write() {
 	fi
 	{
 		if [ "$1" -le 1 ] || [ -s "$tmp/out" ]; then
-			echo "# HELP gpudrv_audit_missing A GPU node whose precompiled driver image tag is not in the matrix."
-			echo "# TYPE gpudrv_audit_missing gauge"
+			gauge gpudrv_audit_missing "A GPU node whose precompiled driver image tag is not in the matrix."
 			sed -n 's/^\([^ ]*\) MISSING \([^ ]*\)$/gpudrv_audit_missing{node="\1",tag="\2"} 1/p' "$tmp/out"
-			echo "# HELP gpudrv_audit_missing_nodes GPU nodes whose tag is not in the matrix."
-			echo "# TYPE gpudrv_audit_missing_nodes gauge"
-			echo "gpudrv_audit_missing_nodes $(grep -c ' MISSING ' "$tmp/out" || :)"
-			echo "# HELP gpudrv_audit_unknown_nodes GPU nodes whose labels give no tag."
-			echo "# TYPE gpudrv_audit_unknown_nodes gauge"
-			echo "gpudrv_audit_unknown_nodes $(grep -c ' UNKNOWN ' "$tmp/out" || :)"
-			echo "# HELP gpudrv_audit_skipped_nodes GPU nodes that need no precompiled image (-t)."
-			echo "# TYPE gpudrv_audit_skipped_nodes gauge"
-			echo "gpudrv_audit_skipped_nodes $(grep -c ' SKIP ' "$tmp/out" || :)"
-			echo "# HELP gpudrv_audit_gpu_nodes GPU nodes audited."
-			echo "# TYPE gpudrv_audit_gpu_nodes gauge"
-			echo "gpudrv_audit_gpu_nodes $(grep -c . "$tmp/tags" || :)"
+			gauge gpudrv_audit_missing_nodes "GPU nodes whose tag is not in the matrix." "$(grep -c ' MISSING ' "$tmp/out" || :)"
+			gauge gpudrv_audit_unknown_nodes "GPU nodes whose labels give no tag." "$(grep -c ' UNKNOWN ' "$tmp/out" || :)"
+			gauge gpudrv_audit_skipped_nodes "GPU nodes that need no precompiled image (-t)." "$(grep -c ' SKIP ' "$tmp/out" || :)"
+			gauge gpudrv_audit_gpu_nodes "GPU nodes audited." "$(grep -c . "$tmp/tags" || :)"
 		fi
-		echo "# HELP gpudrv_audit_exit_status Exit status of the last run: 0 OK, 1 missing images, 2 could not tell."
-		echo "# TYPE gpudrv_audit_exit_status gauge"
-		echo "gpudrv_audit_exit_status $1"
-		echo "# HELP gpudrv_audit_last_run_timestamp_seconds When the audit last ran."
-		echo "# TYPE gpudrv_audit_last_run_timestamp_seconds gauge"
-		echo "gpudrv_audit_last_run_timestamp_seconds $now"
-		if [ -n "$last" ]; then
-			echo "# HELP gpudrv_audit_last_success_timestamp_seconds When the audit last saw the whole fleet."
-			echo "# TYPE gpudrv_audit_last_success_timestamp_seconds gauge"
-			echo "gpudrv_audit_last_success_timestamp_seconds $last"
-		fi
+		gauge gpudrv_audit_exit_status "Exit status of the last run: 0 OK, 1 missing images, 2 could not tell." "$1"
+		gauge gpudrv_audit_last_run_timestamp_seconds "When the audit last ran." "$now"
+		[ -z "$last" ] ||
+			gauge gpudrv_audit_last_success_timestamp_seconds "When the audit last saw the whole fleet." "$last"
 	} >"$tmp/prom"
 	pw_st=0
 	if [ -n "$push" ]; then
@@ -314,16 +308,9 @@ elif [ -n "$repo" ]; then
 fi
 [ -n "$output" ] || [ -r "$matrix" ] || fail "cannot read the matrix $matrix (-m or GPUDRV_MATRIX names another)"
 
-sel=$L_PRESENT=true
-[ -z "$selector" ] || sel=$sel,$selector
 # One fresh list call, whose failure must never read as an empty, healthy
-# fleet.  --raw: one GET, not pages of 500, and the API server's own JSON
-# (kubectl's printer takes 8x as long to re-encode 1,000 nodes; bench/README.md).
-query=$(urlencode "$sel")
-if ! kc "$tmp/nodes" "$tmp/err" get --raw "/api/v1/nodes?labelSelector=$query"; then
-	kubectl_said "cannot list the GPU nodes" "$tmp/err"
-	fail "$none"
-fi
+# fleet.
+gpu_nodes "$tmp/nodes" "$selector" || fail "$none"
 
 # -t: the version the GPU Operator will deploy, from its ClusterPolicy and
 # NVIDIADriver objects.

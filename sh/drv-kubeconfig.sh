@@ -1,4 +1,5 @@
 #!/bin/sh
+# shellcheck source-path=SCRIPTDIR
 # drv-kubeconfig.sh: a kubeconfig for one of gpudrv's service accounts (made by
 # deploy/*.yaml), for cron.  Run with an admin's kubeconfig: it takes the
 # cluster (server and CA) from the current context and a token for the
@@ -10,11 +11,18 @@ set -eu
 prog=drv-kubeconfig.sh
 usage_line="usage: $prog [-n namespace] [-d duration | -S] service-account file"
 
-# gpudrv-lib.sh is in ../lib/gpudrv from this script's real directory (links
-# followed): where make puts it in the build tree, and make install in LIBDIR.
-lib=$(dirname -- "$(readlink -f -- "$0")")/../lib/gpudrv/gpudrv-lib.sh
-# shellcheck source-path=SCRIPTDIR source=gpudrv-lib.sh
-if [ -r "$lib" ]; then . "$lib"; else echo "$prog: $lib not found: install gpudrv whole (make install)" >&2 && exit 2; fi
+# The library is in ../lib/gpudrv from this script's real directory (links
+# followed), where make and make install put it: runtime.sh first, then
+# what this script uses.
+lib=$(dirname -- "$(readlink -f -- "$0")")/../lib/gpudrv
+# shellcheck source=lib/runtime.sh
+if [ -r "$lib/runtime.sh" ]; then . "$lib/runtime.sh"; else echo "$prog: $lib/runtime.sh not found: install gpudrv whole (make install)" >&2 && exit 2; fi
+# shellcheck source=lib/options.sh
+. "$lib/options.sh"
+# shellcheck source=lib/api.sh
+. "$lib/api.sh"
+# shellcheck source=lib/files.sh
+. "$lib/files.sh"
 
 ns=gpudrv
 duration=

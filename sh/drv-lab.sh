@@ -1,4 +1,5 @@
 #!/bin/sh
+# shellcheck source-path=SCRIPTDIR
 # drv-lab.sh: the driver-upgrade lab (drv-lab.sh(1)) end to end on a real control
 # plane: facts, tags, audit, a new node, CUDA affinity, a budget that blocks
 # a drain, the ordered upgrade, the report.  Run by `make lab`.
@@ -6,11 +7,15 @@ set -eu
 
 prog=drv-lab.sh
 usage_line="usage: $prog"
-# gpudrv-lib.sh is in ../lib/gpudrv from this script's directory, as make
-# puts it in the checkout.
-lib=$(cd "$(dirname -- "$0")" && pwd)/../lib/gpudrv/gpudrv-lib.sh
-# shellcheck source-path=SCRIPTDIR source=gpudrv-lib.sh
-if [ -r "$lib" ]; then . "$lib"; else echo "$prog: $lib not found: run make in the gpudrv checkout" >&2 && exit 2; fi
+# The library is in ../lib/gpudrv from this script's directory, where make
+# puts it: runtime.sh first, then what this script uses.
+lib=$(cd "$(dirname -- "$0")" && pwd)/../lib/gpudrv
+# shellcheck source=lib/runtime.sh
+if [ -r "$lib/runtime.sh" ]; then . "$lib/runtime.sh"; else echo "$prog: $lib/runtime.sh not found: run make in the gpudrv checkout" >&2 && exit 2; fi
+# shellcheck source=lib/options.sh
+. "$lib/options.sh"
+# shellcheck source=lib/node.sh
+. "$lib/node.sh"
 eval "set -- $(gpudrv_opts '' "$@")"
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -122,11 +127,13 @@ put() {
 		lab_die "cannot install $2"
 	fi
 }
-for t in labels2tag matrix-grep pdb-check report-fmt upgrade-policy drv-tag.sh drv-audit.sh drv-upgrade.sh drv-states.sh; do
+for t in labels2tag matrix-grep pdb-check report-fmt upgrade-policy states-fmt drv-tag.sh drv-audit.sh drv-upgrade.sh drv-states.sh; do
 	put "$here/$t" "$home/bin/$t"
 done
 # The library these tools were built with: the one this script sourced.
-put "$lib" "$home/lib/gpudrv/gpudrv-lib.sh"
+for t in "$lib"/*.sh; do
+	put "$t" "$home/lib/gpudrv/${t##*/}"
+done
 # The lab's own commands, $GPUDRV_HOME/drv-*.sh: the installed ones, with the
 # lab's matrix as their default instead of /etc/gpudrv's.
 for t in drv-tag.sh drv-audit.sh drv-upgrade.sh drv-states.sh; do
@@ -271,8 +278,8 @@ step "8. the state machine and the report"
 # wait-for-jobs-required and upgrade-failed).  drv-upgrade.sh writes those
 # where the node waits, each with what goes with it (drv-upgrade.sh(1)):
 # the ones it wrote for lab-node-1 must come in that order.
-printf '%s\n' upgrade-required cordon-required pod-deletion-required drain-required \
-	pod-restart-required validation-required uncordon-required upgrade-done >"$tmp/states"
+printf '%s\n' "$S_REQUIRED" "$S_CORDON" "$S_POD_DELETION" "$S_DRAIN" \
+	"$S_POD_RESTART" "$S_VALIDATION" "$S_UNCORDON" "$S_DONE" >"$tmp/states"
 sed -n 's/^drv-upgrade.sh: lab-node-1: nvidia.com\/gpu-driver-upgrade-state=//p' "$out/upgrade.log" >"$tmp/written"
 awk 'FILENAME == ARGV[1] { at[$0] = FNR; next }
 	!($0 in at) || at[$0] <= last { bad = 1 } { last = at[$0]; n++ }
@@ -280,8 +287,8 @@ awk 'FILENAME == ARGV[1] { at[$0] = FNR; next }
 	lab_die "drv-upgrade.sh wrote states out of the operator's order: $(paste -sd ' ' "$tmp/written")"
 show "   states written: $(paste -sd ' ' "$tmp/written")"
 cp "$tmp/states" "$out/upgrade-states.txt"
-[ "$(jp node/lab-node-1 '{.metadata.labels.nvidia\.com/gpu-driver-upgrade-state}')" = upgrade-done ] ||
-	k label node lab-node-1 --overwrite "$L_STATE=upgrade-done" >/dev/null
+[ "$(jp node/lab-node-1 '{.metadata.labels.nvidia\.com/gpu-driver-upgrade-state}')" = "$S_DONE" ] ||
+	k label node lab-node-1 --overwrite "$L_STATE=$S_DONE" >/dev/null
 run "$home/drv-audit.sh" >"$tmp/audit"
 [ "$rc" -le 1 ] || lab_die "the audit for the report could not tell (exit $rc)"
 k get nodes -o json >"$tmp/nodes.json"

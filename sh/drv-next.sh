@@ -1,4 +1,5 @@
 #!/bin/sh
+# shellcheck source-path=SCRIPTDIR
 # drv-next.sh: will the kernel this host boots next have its precompiled
 # driver image?  Node-local: it reads the host's files, not the cluster, and
 # leaves the tag to labels2tag (the one function that builds it).
@@ -6,11 +7,18 @@ set -eu
 
 prog=drv-next.sh
 usage_line="usage: $prog [-R root] [-b branch] [-m matrix | -r repository [-I]]"
-# gpudrv-lib.sh is in ../lib/gpudrv from this script's real directory (links
-# followed): where make puts it in the build tree, and make install in LIBDIR.
-lib=$(dirname -- "$(readlink -f -- "$0")")/../lib/gpudrv/gpudrv-lib.sh
-# shellcheck source-path=SCRIPTDIR source=gpudrv-lib.sh
-if [ -r "$lib" ]; then . "$lib"; else echo "$prog: $lib not found: install gpudrv whole (make install)" >&2 && exit 2; fi
+# The library is in ../lib/gpudrv from this script's real directory (links
+# followed), where make and make install put it: runtime.sh first, then
+# what this script uses.
+lib=$(dirname -- "$(readlink -f -- "$0")")/../lib/gpudrv
+# shellcheck source=lib/runtime.sh
+if [ -r "$lib/runtime.sh" ]; then . "$lib/runtime.sh"; else echo "$prog: $lib/runtime.sh not found: install gpudrv whole (make install)" >&2 && exit 2; fi
+# shellcheck source=lib/options.sh
+. "$lib/options.sh"
+# shellcheck source=lib/node.sh
+. "$lib/node.sh"
+# shellcheck source=lib/api.sh
+. "$lib/api.sh"
 
 root=
 root_given=

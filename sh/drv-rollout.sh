@@ -1,4 +1,5 @@
 #!/bin/sh
+# shellcheck source-path=SCRIPTDIR
 # drv-rollout.sh: every GPU node (or those a selector picks) to one driver
 # version, with drv-upgrade.sh's steps and states, a node started as soon as
 # a slot frees and the GPU Operator's upgradePolicy limits
@@ -14,11 +15,22 @@ set -eu
 prog=drv-rollout.sh
 usage_line="usage: $prog [-cDfL] [-U field=value]... [-l selector] [-p max-parallel] [-u max-unavailable] [-C canary-count | -S canary-selector] [-k max-failures] [-m matrix | -r repository [-I]] [-t drain-timeout] [-g validate-timeout] [-w budget-wait] [-j job-selector [-J job-timeout]] [-V gate-manifest [-G gate-timeout] [-e gate-namespace]] [-n driver-namespace] [-s driver-selector] [-o log-dir] [-M metrics-file] version"
 
-# gpudrv-lib.sh is in ../lib/gpudrv from this script's real directory (links
-# followed): where make puts it in the build tree, and make install in LIBDIR.
-lib=$(dirname -- "$(readlink -f -- "$0")")/../lib/gpudrv/gpudrv-lib.sh
-# shellcheck source-path=SCRIPTDIR source=gpudrv-lib.sh
-if [ -r "$lib" ]; then . "$lib"; else echo "$prog: $lib not found: install gpudrv whole (make install)" >&2 && exit 2; fi
+# The library is in ../lib/gpudrv from this script's real directory (links
+# followed), where make and make install put it: runtime.sh first, then
+# what this script uses.
+lib=$(dirname -- "$(readlink -f -- "$0")")/../lib/gpudrv
+# shellcheck source=lib/runtime.sh
+if [ -r "$lib/runtime.sh" ]; then . "$lib/runtime.sh"; else echo "$prog: $lib/runtime.sh not found: install gpudrv whole (make install)" >&2 && exit 2; fi
+# shellcheck source=lib/options.sh
+. "$lib/options.sh"
+# shellcheck source=lib/node.sh
+. "$lib/node.sh"
+# shellcheck source=lib/api.sh
+. "$lib/api.sh"
+# shellcheck source=lib/lease.sh
+. "$lib/lease.sh"
+# shellcheck source=lib/files.sh
+. "$lib/files.sh"
 
 matrix=${GPUDRV_MATRIX:-$default_matrix}
 matrix_given=
@@ -144,24 +156,22 @@ gpudrv_start 604800 3
 # initial; into $tmp/sel the names the rollout covers.  Each list is one GET
 # that proves itself whole (get_list, then labels2tag: a NodeList, every
 # byte), or the run knows nothing of the nodes.
-all_nodes="/api/v1/nodes?labelSelector=$(urlencode "$L_PRESENT=true")"
-sel_nodes="/api/v1/nodes?labelSelector=$(urlencode "$L_PRESENT=true${selector:+,$selector}")"
-# node_list PATH JSON FILE: the GPU nodes GET PATH answers into JSON, and as
-# labels2tag -F records into FILE.
+# node_list SELECTOR JSON FILE: the GPU nodes (gpu_nodes, with SELECTOR)
+# into JSON, and as labels2tag -F records into FILE.
 node_list() {
-	get_list "$2" "$1" || return 2
+	gpu_nodes "$2" "$1" || return 2
 	"$labels2tag" -F -b "$major" "$2" >"$3" 2>"$tmp/l2t.err" && return 0
-	say "the answer to GET $1 is not a list of nodes:"
+	say "the answer to GET $gpu_nodes_path is not a list of nodes:"
 	sed 's/^/    /' "$tmp/l2t.err" >&2 || :
 	return 2
 }
 read_facts() {
-	node_list "$all_nodes" "$tmp/all.json" "$tmp/facts" || return 2
+	node_list "" "$tmp/all.json" "$tmp/facts" || return 2
 	if [ -n "$selector" ]; then
-		node_list "$sel_nodes" "$tmp/sel.json" "$tmp/sel" || return 2
-		cut -d ' ' -f1 "$tmp/sel" >"$tmp/sel.names" && mv "$tmp/sel.names" "$tmp/sel"
+		node_list "$selector" "$tmp/sel.json" "$tmp/sel" || return 2
+		record_awk '{ print $f_node }' "$tmp/sel" >"$tmp/sel.names" && mv "$tmp/sel.names" "$tmp/sel"
 	else
-		cut -d ' ' -f1 "$tmp/facts" >"$tmp/sel"
+		record_awk '{ print $f_node }' "$tmp/facts" >"$tmp/sel"
 	fi
 	sort -o "$tmp/sel" "$tmp/sel"
 	# A node that joined since the start (its image was not checked) waits
@@ -308,11 +318,11 @@ ended=          # those that ended at the last look
 # no node is left cordoned without a word.
 report_cordoned() {
 	[ -s "$tmp/facts" ] || return 0
-	awk 'NR == FNR { sel[$1] = 1; next } ($1 in sel) && $6 == "cordoned" { print $1, $4 }' \
+	record_awk 'NR == FNR { sel[$1] = 1; next } ($f_node in sel) && $f_cordon == "cordoned" { print $f_node, $f_state }' \
 		"$tmp/sel" "$tmp/facts" | while read -r cn cs; do
 		case $cs in
-		- | upgrade-done) say "$cn is cordoned, as it was before (the rollout leaves it so)" ;;
-		upgrade-failed) say "$cn is CORDONED and $L_STATE=upgrade-failed: see its messages; to return it to service: kubectl uncordon $cn" ;;
+		- | "$S_DONE") say "$cn is cordoned, as it was before (the rollout leaves it so)" ;;
+		"$S_FAILED") say "$cn is CORDONED and $L_STATE=$S_FAILED: see its messages; to return it to service: kubectl uncordon $cn" ;;
 		*) say "$cn is CORDONED, its upgrade under way ($L_STATE=$cs): run $prog again to finish it, or kubectl uncordon $cn" ;;
 		esac
 	done
@@ -455,20 +465,16 @@ metrics_write() {
 	{
 		for mw in "in_progress $mw_under Nodes of the rollout under way" \
 			"done $mw_done Nodes of the rollout at the new driver" \
-			"failed $mw_failed Nodes of the rollout in upgrade-failed" \
+			"failed $mw_failed Nodes of the rollout in $S_FAILED" \
 			"pending $mw_pending Nodes of the rollout still to start" \
 			"available ${mw_avail:-0} Nodes the limits and budgets let start at the last decision"; do
 			# shellcheck disable=SC2086 # the words of one line
 			set -- $mw
 			mw_name=$1 mw_val=$2
 			shift 2
-			echo "# HELP gpudrv_rollout_nodes_upgrades_$mw_name $*."
-			echo "# TYPE gpudrv_rollout_nodes_upgrades_$mw_name gauge"
-			echo "gpudrv_rollout_nodes_upgrades_$mw_name $mw_val"
+			gauge "gpudrv_rollout_nodes_upgrades_$mw_name" "$*." "$mw_val"
 		done
-		echo "# HELP gpudrv_rollout_last_progress_timestamp_seconds When a node of the rollout last changed state."
-		echo "# TYPE gpudrv_rollout_last_progress_timestamp_seconds gauge"
-		echo "gpudrv_rollout_last_progress_timestamp_seconds $last_progress"
+		gauge gpudrv_rollout_last_progress_timestamp_seconds "When a node of the rollout last changed state." "$last_progress"
 	} >"$tmp/metrics"
 	# Mode 0644: node_exporter reads it, whatever this run's umask.
 	put_file "$tmp/metrics" "$metrics" 644 || say "warning: cannot write $metrics (-M): $why"
@@ -486,7 +492,7 @@ total=0
 # file named after the API server, in a directory only the user can write,
 # held by the run and everything it starts, so that a rerun after the run
 # itself was killed waits for the upgrades it left running rather than take
-# their nodes a second time (rollout_lock, gpudrv-lib.sh).
+# their nodes a second time (rollout_lock, lib/lease.sh).
 if [ "$dry_run" = 0 ]; then
 	server=default
 	if kc "$tmp/server" /dev/null config view --minify -o 'jsonpath={.clusters[0].cluster.server}' &&
@@ -509,7 +515,7 @@ total=$(grep -c . "$tmp/sel") || :
 # The rollout's nodes are those of this first read: one that joins later
 # waits for the next run (its image was not checked).
 cp "$tmp/sel" "$tmp/scope"
-awk '{ print $1, $2 }' "$tmp/facts" >"$tmp/tags"
+record_awk '{ print $f_node, $f_tag }' "$tmp/facts" >"$tmp/tags"
 
 # The nodes left out for good: the operator's skip label.
 sed -n 's/^SKIP //p' "$tmp/mine" >"$tmp/skiplabel"
@@ -562,8 +568,8 @@ fi
 if grep -q '^FAILED ' "$tmp/mine" && [ "$keep_going" = 0 ]; then
 	sed -n 's/^FAILED //p' "$tmp/mine" >"$tmp/failed"
 	while read -r fn; do
-		say "$fn: $L_STATE=upgrade-failed from an earlier upgrade: see why, then resume it with drv-upgrade.sh, or run with -c to go on past it"
-		out "$fn upgrade-failed"
+		say "$fn: $L_STATE=$S_FAILED from an earlier upgrade: see why, then resume it with drv-upgrade.sh, or run with -c to go on past it"
+		out "$fn $S_FAILED"
 	done <"$tmp/failed"
 	say "nothing was changed"
 	summary 1
@@ -635,9 +641,9 @@ say_left() {
 # $tmp/canary, the scope of the plan meanwhile (plan_scope).
 canary_pick() {
 	if [ -n "$canary_sel" ]; then
-		node_list "/api/v1/nodes?labelSelector=$(urlencode "$L_PRESENT=true,$canary_sel")" "$tmp/canary.json" "$tmp/canary.facts" ||
+		node_list "$canary_sel" "$tmp/canary.json" "$tmp/canary.facts" ||
 			stop_rollout 2
-		awk 'FILENAME == ARGV[1] { t[$1] = 1; next } ($1 in t) { print $1 }' "$tmp/todo" "$tmp/canary.facts" | sort >"$tmp/canary"
+		record_awk 'FILENAME == ARGV[1] { t[$1] = 1; next } ($f_node in t) { print $f_node }' "$tmp/todo" "$tmp/canary.facts" | sort >"$tmp/canary"
 		[ -s "$tmp/canary" ] || die "-S $canary_sel picks no node this rollout upgrades; nothing was changed"
 	else
 		plan "$tmp/canary.plan" "$tmp/draws" -D || stop_rollout 2
@@ -761,7 +767,7 @@ ended() {
 	for bn in $ended; do
 		st=$(cat "$tmp/rc.$bn")
 		if [ "$1" = 1 ]; then
-			now=$(awk -v n="$bn" '$1 == n { print $4 }' "$tmp/facts")
+			now=$(record_awk -v n="$bn" '$f_node == n { print $f_state }' "$tmp/facts")
 			last=$(cat "$tmp/last.$bn" 2>/dev/null) || last=-
 			# The state a failure path wrote without a record: said here.
 			[ "${now:--}" = "$last" ] || out "$bn ${now:--}"

@@ -1,14 +1,22 @@
 #!/bin/sh
+# shellcheck source-path=SCRIPTDIR
 # drv-tag.sh: the precompiled driver image tag one node needs, from its labels.
 set -eu
 
 prog=drv-tag.sh
 usage_line="usage: $prog [-b branch] [-k kernel] node"
-# gpudrv-lib.sh is in ../lib/gpudrv from this script's real directory (links
-# followed): where make puts it in the build tree, and make install in LIBDIR.
-lib=$(dirname -- "$(readlink -f -- "$0")")/../lib/gpudrv/gpudrv-lib.sh
-# shellcheck source-path=SCRIPTDIR source=gpudrv-lib.sh
-if [ -r "$lib" ]; then . "$lib"; else echo "$prog: $lib not found: install gpudrv whole (make install)" >&2 && exit 2; fi
+# The library is in ../lib/gpudrv from this script's real directory (links
+# followed), where make and make install put it: runtime.sh first, then
+# what this script uses.
+lib=$(dirname -- "$(readlink -f -- "$0")")/../lib/gpudrv
+# shellcheck source=lib/runtime.sh
+if [ -r "$lib/runtime.sh" ]; then . "$lib/runtime.sh"; else echo "$prog: $lib/runtime.sh not found: install gpudrv whole (make install)" >&2 && exit 2; fi
+# shellcheck source=lib/options.sh
+. "$lib/options.sh"
+# shellcheck source=lib/node.sh
+. "$lib/node.sh"
+# shellcheck source=lib/api.sh
+. "$lib/api.sh"
 
 branch=
 kernel=
@@ -33,8 +41,8 @@ get_node "$node" "$tmp/node"
 # The answer must be that one node, whole (labels2tag -F reads it as the
 # other scripts do): a list, or another node, is not its tag.
 "$labels2tag" -F "$tmp/node" >"$tmp/facts" || finish 2
-if [ "$(grep -c . "$tmp/facts")" != 1 ] || [ "$(cut -d ' ' -f1 "$tmp/facts")" != "$node" ]; then
-	die "the API's answer for node $node is not that one node (it holds: $(cut -d ' ' -f1 "$tmp/facts" | head -n 3 | tr '\n' ' ' | sed 's/ $//'))"
+if [ "$(grep -c . "$tmp/facts")" != 1 ] || [ "$(record_awk '{ print $f_node }' "$tmp/facts")" != "$node" ]; then
+	die "the API's answer for node $node is not that one node (it holds: $(record_awk 'NR <= 3 { print $f_node }' "$tmp/facts" | tr '\n' ' ' | sed 's/ $//'))"
 fi
 set -- -N
 [ -z "$branch" ] || set -- "$@" -b "$branch"

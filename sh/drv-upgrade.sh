@@ -1,4 +1,5 @@
 #!/bin/sh
+# shellcheck source-path=SCRIPTDIR
 # drv-upgrade.sh: move one GPU node to a new driver in the only safe order:
 # image first, budget headroom, cordon, the pods the cluster's upgradePolicy
 # removes (with a timeout), driver, validation, a GPU health check, uncordon,
@@ -13,11 +14,20 @@ set -eu
 prog=drv-upgrade.sh
 usage_line="usage: $prog [-fLNPR] [-U field=value]... [-O objects] [-b budgets-read] [-d drain-log] [-m matrix] [-t drain-timeout] [-w budget-wait] [-g validate-timeout] [-j job-selector [-J job-timeout]] [-V gate-manifest [-G gate-timeout] [-e gate-namespace]] [-n driver-namespace] [-s driver-selector] node version"
 
-# gpudrv-lib.sh is in ../lib/gpudrv from this script's real directory (links
-# followed): where make puts it in the build tree, and make install in LIBDIR.
-lib=$(dirname -- "$(readlink -f -- "$0")")/../lib/gpudrv/gpudrv-lib.sh
-# shellcheck source-path=SCRIPTDIR source=gpudrv-lib.sh
-if [ -r "$lib" ]; then . "$lib"; else echo "$prog: $lib not found: install gpudrv whole (make install)" >&2 && exit 2; fi
+# The library is in ../lib/gpudrv from this script's real directory (links
+# followed), where make and make install put it: runtime.sh first, then
+# what this script uses.
+lib=$(dirname -- "$(readlink -f -- "$0")")/../lib/gpudrv
+# shellcheck source=lib/runtime.sh
+if [ -r "$lib/runtime.sh" ]; then . "$lib/runtime.sh"; else echo "$prog: $lib/runtime.sh not found: install gpudrv whole (make install)" >&2 && exit 2; fi
+# shellcheck source=lib/options.sh
+. "$lib/options.sh"
+# shellcheck source=lib/node.sh
+. "$lib/node.sh"
+# shellcheck source=lib/api.sh
+. "$lib/api.sh"
+# shellcheck source=lib/files.sh
+. "$lib/files.sh"
 
 lab=0
 force=0        # -f: go on where the policy says autoUpgrade (the operator acts too)
@@ -111,7 +121,7 @@ cordoned=0       # 1 from our cordon until the node is schedulable again
 cur_state=       # the state label as we last set it (or found it)
 gate_name=       # the health gate's pod while it exists
 gate_made=0      # 1: its creation asked for, the pod perhaps there
-n_uid=           # the node's uid, once read: its Events name it
+r_uid=           # the node's uid, once read: its Events name it
 # The run's deadline, made again once the policy's timeouts are known
 # (policy): for now, the steps this script times itself, and three request
 # timeouts kept to put the node back (GPUDRV_TIMEOUT replaces the whole).
@@ -131,20 +141,20 @@ fi
 exec 3>&1
 
 # facts FILE: the node in FILE (its JSON) read by labels2tag -F, the one
-# reader of a node: $n_tag (the tag it needs for $version, or UNKNOWN:...),
-# $n_driver (major.minor.rev or -), $n_state (or -), $n_skip (skip or -),
-# $n_cordon (cordoned or schedulable), $n_initial (was-cordoned: the
+# reader of a node: $r_tag (the tag it needs for $version, or UNKNOWN:...),
+# $r_driver (major.minor.rev or -), $r_state (or -), $r_skip (skip or -),
+# $r_cordon (cordoned or schedulable), $r_initial (was-cordoned: the
 # operator's record of a cordon before the upgrade; gpudrv: this tool's of
-# the cordon its upgrade set; or -), $n_uid (or -).  Status 2 with the
+# the cordon its upgrade set; or -), $r_uid (or -).  Status 2 with the
 # reason in $tmp/err when FILE is not this node whole.
 facts() {
 	"$labels2tag" -F -b "$major" "$1" >"$tmp/facts" 2>"$tmp/err" || return 2
-	read -r n_name n_tag n_driver n_state n_skip n_cordon _ n_initial _ _ n_uid _ <"$tmp/facts" || {
+	record_read "$tmp/facts" || {
 		echo "no record of the node in the API's answer" >"$tmp/err"
 		return 2
 	}
-	[ "$n_name" = "$node" ] || {
-		echo "the API answered with node $n_name, not $node" >"$tmp/err"
+	[ "$r_node" = "$node" ] || {
+		echo "the API answered with node $r_node, not $node" >"$tmp/err"
 		return 2
 	}
 }
@@ -171,11 +181,11 @@ record() {
 # without them: they tell, they decide nothing.
 events=1
 event() {
-	[ "$events" = 1 ] && [ -n "$n_uid" ] || return 0
+	[ "$events" = 1 ] && [ -n "$r_uid" ] || return 0
 	ev_now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 	ev_msg=$(printf '%s' "$3" | tr -c '[:print:]' ' ' | cut -c1-1000 | sed 's/[\\"]/\\&/g')
 	ev_uid=
-	[ "$n_uid" = - ] || ev_uid=",\"uid\":\"$n_uid\""
+	[ "$r_uid" = - ] || ev_uid=",\"uid\":\"$r_uid\""
 	printf '{"apiVersion":"v1","kind":"Event","metadata":{"generateName":"%s.","namespace":"default","labels":{"app.kubernetes.io/part-of":"gpudrv"}},"involvedObject":{"apiVersion":"v1","kind":"Node","name":"%s"%s},"reason":"%s","message":"%s","type":"%s","source":{"component":"gpudrv","host":"%s"},"reportingComponent":"gpudrv","reportingInstance":"%s","firstTimestamp":"%s","lastTimestamp":"%s","count":1}\n' \
 		"$node" "$node" "$ev_uid" "$2" "$ev_msg" "$1" "$host" "$host" "$ev_now" "$ev_now" >"$tmp/event.json"
 	kc /dev/null "$tmp/event.err" create --raw /api/v1/namespaces/default/events -f "$tmp/event.json" && return 0
@@ -221,8 +231,8 @@ set_state() {
 		say "$node: the API's answer to setting $L_STATE=$1 cannot be read: $(said "$tmp/err")"
 		return 1
 	fi
-	if [ "$n_state" != "$1" ]; then
-		say "$node: the API answered the write of $L_STATE=$1 with $L_STATE=$n_state"
+	if [ "$r_state" != "$1" ]; then
+		say "$node: the API answered the write of $L_STATE=$1 with $L_STATE=$r_state"
 		return 1
 	fi
 	say "$node: $L_STATE=$1"
@@ -270,10 +280,10 @@ on_fail() {
 	resume="$prog $resume_opts $node $version"
 	# -R and a signal: the upgrade was stopped, not failed.  The state says
 	# where a rerun (drv-rollout.sh's) takes it up again.
-	failed=upgrade-failed
+	failed="$S_FAILED"
 	if [ "$resumable" = 1 ] && [ -n "$gpudrv_signalled" ]; then
 		case $phase in
-		cordoned) failed=upgrade-required ;;
+		cordoned) failed="$S_REQUIRED" ;;
 		drained | uncordoned) failed=$cur_state ;;
 		esac
 	fi
@@ -296,7 +306,7 @@ on_fail() {
 		# that failed may not have made it: a rerun must not uncordon it).
 		if [ "$we_cordoned" = 1 ]; then
 			if set_state "$failed" "" "\"$A_CORDONED\":null" '"unschedulable":null' >/dev/null 2>&1 &&
-				[ "$n_cordon" = schedulable ]; then
+				[ "$r_cordon" = schedulable ]; then
 				cordoned=0
 				where="schedulable again (uncordoned)"
 			else
@@ -324,7 +334,7 @@ on_fail() {
 		;;
 	validated)
 		# The new driver is in and the node as it was before: only the record is missing.
-		set_state upgrade-done "" "\"$A_INITIAL\":null,\"$A_CORDONED\":null" >/dev/null 2>&1
+		set_state "$S_DONE" "" "\"$A_INITIAL\":null,\"$A_CORDONED\":null" >/dev/null 2>&1
 		if [ "$cordoned" = 0 ]; then where="schedulable again"; else where="cordoned, as it was before the upgrade"; fi
 		say "$node: driver $version validated; the node is $where; $L_STATE=${cur_state:--}"
 		;;
@@ -335,9 +345,9 @@ on_fail() {
 	# Say what the API says now, so message and node agree.
 	if look; then
 		u=
-		[ "$n_cordon" = schedulable ] || u=true
-		say "$node: now: unschedulable=$u state=${n_state#-}"
-		record now "$n_state" "$n_cordon"
+		[ "$r_cordon" = schedulable ] || u=true
+		say "$node: now: unschedulable=$u state=${r_state#-}"
+		record now "$r_state" "$r_cordon"
 	else
 		record now unknown
 		say "$node: now: unknown: the API did not answer; last known: $(
@@ -356,17 +366,17 @@ abort() {
 # whose it is.
 get_node "$node" "$tmp/node"
 facts "$tmp/node" || on_fail "the API's answer for the node cannot be read: $(said "$tmp/err")" 2
-prev_state=${n_state#-}
+prev_state=${r_state#-}
 cur_state=$prev_state
 skip=
-[ "$n_skip" = - ] || skip=true
+[ "$r_skip" = - ] || skip=true
 unsched=
-[ "$n_cordon" = schedulable ] || unsched=true
-have=$n_driver
+[ "$r_cordon" = schedulable ] || unsched=true
+have=$r_driver
 
-if [ "$have" = "$version" ] && [ "$prev_state" = upgrade-done ] && [ "$unsched" != true ]; then
-	say "$node: already at driver $version, schedulable, $L_STATE=upgrade-done"
-	echo "$node upgrade-done $version" >"$tmp/stdout"
+if [ "$have" = "$version" ] && [ "$prev_state" = "$S_DONE" ] && [ "$unsched" != true ]; then
+	say "$node: already at driver $version, schedulable, $L_STATE=$S_DONE"
+	echo "$node $S_DONE $version" >"$tmp/stdout"
 	emit "$tmp/stdout" 0
 	finish 0
 fi
@@ -439,13 +449,13 @@ fi
 [ "$p_auto" = false ] || say "$node: warning: autoUpgrade is true ($owner), and -f goes on beside the operator's upgrade controller"
 
 # Step 1: the image first.  The tag comes from labels2tag, never from a split.
-case $n_tag in
+case $r_tag in
 UNKNOWN:*)
-	f=${n_tag#UNKNOWN:}
+	f=${r_tag#UNKNOWN:}
 	on_fail "the target tag cannot be computed from the node's labels: label ${f#*:} is ${f%%:*}" 2
 	;;
 esac
-target=$n_tag
+target=$r_tag
 mg=0
 printf '%s %s\n' "$node" "$target" | "$matrix_grep" -m "$matrix" >/dev/null || mg=$?
 case $mg in
@@ -482,8 +492,8 @@ take_removal() {
 	sed -n 's/^REMOVE //p' "$tmp/pdb" >"$tmp/remove"
 	nremove=$(grep -c . "$tmp/remove") || :
 	case $method in
-	pod-deletion) removal_state=pod-deletion-required ;;
-	*) removal_state=drain-required ;;
+	pod-deletion) removal_state="$S_POD_DELETION" ;;
+	*) removal_state="$S_DRAIN" ;;
 	esac
 }
 waited=0
@@ -544,7 +554,7 @@ fi
 # operator writes it.  (labels2tag -F trusts a record only while the node
 # is cordoned, gpudrv's while no other manager owns the cordon; each write
 # of one removes the other.)
-case $n_initial in
+case $r_initial in
 was-cordoned) we_cordoned=0 ;;
 gpudrv) we_cordoned=1 ;;
 *)
@@ -565,10 +575,10 @@ ours_note=
 # moment when the node is cordoned and its state says otherwise.  Its
 # answer is the node after it: the cordon is seen to have taken.
 first_state=$removal_state
-[ -z "$wait_sel" ] || first_state=wait-for-jobs-required
+[ -z "$wait_sel" ] || first_state="$S_WAIT_JOBS"
 phase=cordoned
 set_state "$first_state" "" "$(ann "$initial_note" "$ours_note")" '"unschedulable":true' || on_fail "the cordon was not written" 2
-[ "$n_cordon" = cordoned ] || on_fail "the cordon did not take: the API left the node schedulable" 2
+[ "$r_cordon" = cordoned ] || on_fail "the cordon did not take: the API left the node schedulable" 2
 cordoned=1
 # The operator's wait-for-jobs-required: the pods the policy's selector
 # picks on the node end (Succeeded or Failed), or its timeout passes and the
@@ -712,7 +722,7 @@ pod-deletion)
 		# updateNodeToDrainOrFailed: the drain, if the policy has one.
 		[ "$dr_enable" = true ] || on_fail "the pod deletion failed: $why" 1
 		say "$node: the pod deletion failed: $why; drain.enable is true: the node is drained, as the GPU Operator does"
-		set_state drain-required || on_fail "the API refused a label" 2
+		set_state "$S_DRAIN" || on_fail "the API refused a label" 2
 		drain
 	fi
 	;;
@@ -726,19 +736,19 @@ phase=drained
 if [ "$lab" = 1 ]; then
 	# The lab has no driver: loading it is the change of the three labels,
 	# written with validation-required (the restart is that write).
-	set_state validation-required "\"$L_MAJOR\":\"$major\",\"$L_MINOR\":\"$minor\",\"$L_REV\":\"$rev\"" ||
+	set_state "$S_VALIDATION" "\"$L_MAJOR\":\"$major\",\"$L_MINOR\":\"$minor\",\"$L_REV\":\"$rev\"" ||
 		on_fail "cannot set the driver labels" 2
 else
 	# The driver pod on the node restarts with the new image.
-	set_state pod-restart-required || on_fail "the API refused a label" 2
+	set_state "$S_POD_RESTART" || on_fail "the API refused a label" 2
 	kc "$tmp/del" "$tmp/err" delete pod -n "$driver_ns" -l "$driver_sel" --field-selector "spec.nodeName=$node" \
 		--wait=false || on_fail "cannot restart the driver pod: $(said "$tmp/err")" 2
 	grep -q . "$tmp/del" || say "$node: warning: no driver pod ($driver_sel in $driver_ns) on the node"
-	set_state validation-required || on_fail "the API refused a label" 2
+	set_state "$S_VALIDATION" || on_fail "the API refused a label" 2
 fi
 # The driver the node reports, from the answer to the last write, then a
 # look every 2 seconds.
-have=$n_driver
+have=$r_driver
 waited=0
 while [ "$have" != "$version" ]; do
 	[ "$waited" -lt "$validate_timeout" ] ||
@@ -748,7 +758,7 @@ while [ "$have" != "$version" ]; do
 	# A look that fails is not an answer: said, and tried again.
 	have=
 	if look; then
-		have=$n_driver
+		have=$r_driver
 	else
 		say "$node: warning: cannot read the node while waiting for the driver: $(said "$tmp/err"); looking again"
 	fi
@@ -814,14 +824,14 @@ fi
 # cordoned, as the operator moves it.
 if [ "$we_cordoned" = 1 ]; then
 	phase=uncordoned
-	set_state upgrade-done "" "\"$A_INITIAL\":null,\"$A_CORDONED\":null" '"unschedulable":null' ||
+	set_state "$S_DONE" "" "\"$A_INITIAL\":null,\"$A_CORDONED\":null" '"unschedulable":null' ||
 		on_fail "the uncordon was not written" 2
-	[ "$n_cordon" = schedulable ] || on_fail "the uncordon did not take: the node is still cordoned" 2
+	[ "$r_cordon" = schedulable ] || on_fail "the uncordon did not take: the node is still cordoned" 2
 	cordoned=0
 else
 	say "$node: left cordoned: it was cordoned by someone else before the upgrade"
 	phase=validated
-	set_state upgrade-done "" "\"$A_INITIAL\":null,\"$A_CORDONED\":null" || on_fail "the API refused a label" 2
+	set_state "$S_DONE" "" "\"$A_INITIAL\":null,\"$A_CORDONED\":null" || on_fail "the API refused a label" 2
 fi
 phase=finished
 
@@ -837,6 +847,6 @@ if [ "$no_audit" = 0 ]; then
 	[ "$audit" -ne 2 ] || say "warning: the audit after the upgrade could not tell (exit 2)"
 	sed "s/^/audit: /" "$tmp/audit" >"$tmp/stdout"
 fi
-echo "$node upgrade-done $version $target" >>"$tmp/stdout"
+echo "$node $S_DONE $version $target" >>"$tmp/stdout"
 emit "$tmp/stdout" 0
 finish 0

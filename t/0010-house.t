@@ -6,7 +6,6 @@
 
 for cmd in "$BIN"/*; do
 	name=${cmd##*/}
-	[ "$name" != gpudrv-lib.sh ] || continue
 	page=$ROOT/man1/$name.1
 	if [ -f "$page" ]; then t_ok 0 "$name has a man page"; else t_ok 1 "$name has a man page"; continue; fi
 	if command -v mandoc >/dev/null 2>&1; then
@@ -22,24 +21,58 @@ for cmd in "$BIN"/*; do
 	t_run "$cmd" -h
 	t_rc 0 "$name -h"
 	t_grep "$name -h prints its usage on stdout" out "^usage: $name\( \|$\)"
+	t_run "$cmd" --version
+	t_rc 0 "$name --version"
+	t_out "$name --version names the release (VERSION)" "$name (gpudrv) $(cat "$ROOT/VERSION")"
 done
+t_run sed -n '1s/^gpudrv (\([^)]*\)).*/\1/p' "$ROOT/debian/changelog"
+t_out "debian/changelog's last entry is VERSION's release" "$(cat "$ROOT/VERSION")"
+t_grep "NEWS.md says what VERSION brings" "$ROOT/NEWS.md" "^## $(cat "$ROOT/VERSION")\( \|$\)"
 if command -v shellcheck >/dev/null 2>&1; then
-	for s in "$ROOT"/sh/*.sh "$ROOT"/sh/kubectl-gpudrv; do
+	for s in "$ROOT"/sh/*.sh "$ROOT"/sh/kubectl-gpudrv "$ROOT"/sh/lib/*.sh; do
 		t_run shellcheck -x -s sh "$s"
 		t_rc 0 "shellcheck ${s##*/}"
 	done
 else
 	t_skip "shellcheck: not on this machine"
 fi
-# The labels the scripts spell are the filters' (common/gpudrv.h): every
-# L_ and A_ name gpudrv-lib.sh sets has the #define of that name's value.
-sed -n 's/^\([LA]_[A-Z]*\)=\(.*\)$/\1 "\2"/p' "$ROOT/sh/gpudrv-lib.sh" >sh.labels
-t_run grep -c . sh.labels
-t_out "gpudrv-lib.sh names the eleven labels and annotations the scripts spell" 11
+# The node contract is the filters' (common/gpudrv.h): every L_ and A_
+# name sh/lib/node.sh sets has the #define of that name's value, every
+# upgrade state (S_) too, and the record's fields are labels2tag -F's (the
+# RF_ enum, in order); record_read reads them in that order.
+t_node=$ROOT/sh/lib/node.sh
+sed -n 's/^\([LAS]_[A-Z_]*\)=\(.*\)$/\1 "\2"/p' "$t_node" >sh.consts
+t_run grep -c '^[LA]_' sh.consts
+t_out "node.sh names the eleven labels and annotations the scripts spell" 11
+t_run grep -c '^S_' sh.consts
+t_out "and the twelve upgrade states" 12
 while read -r t_name t_value; do
 	t_run sed -n "s/^#define $t_name  *//p" "$ROOT/common/gpudrv.h"
-	t_out "gpudrv-lib.sh's $t_name is gpudrv.h's" "$t_value"
-done <sh.labels
+	t_out "node.sh's $t_name is gpudrv.h's" "$t_value"
+done <sh.consts
+t_run sed -n "s/^record_fields='\(.*\)'$/\1/p" "$t_node"
+t_fields=$(cat out)
+t_run sh -c "sed -n '/^enum rec_field {/,/}/p' \"\$1\" | grep -o 'RF_[A-Z]*' | grep -vx RF_COUNT | sed 's/^RF_//' | tr 'A-Z' 'a-z' | paste -sd' '" sh "$ROOT/common/gpudrv.h"
+t_out "gpudrv.h's RF_ fields are node.sh's record_fields, in order" "$t_fields"
+t_run sh -c "sed -n 's/^[[:space:]]*read -r \\(r_.*\\) _ <.*/\\1/p' \"\$1\" | sed 's/r_//g'" sh "$t_node"
+t_out "record_read reads them in that order" "$t_fields"
+# No upgrade state spelled outside the constants: code lines of sh/, cmd/
+# and common/ (comments aside) name them by S_.
+t_states=$(sed -n 's/^S_[A-Z_]*=//p' "$t_node" | paste -sd'|')
+(cd "$ROOT" && grep -nE "(^|[^a-z-])($t_states)([^a-z-]|\$)" sh/*.sh sh/kubectl-gpudrv sh/lib/*.sh cmd/*.c common/*.c common/gpudrv.h) |
+	sed 's/[[:space:]]#[[:space:]].*//; s#/\*.*##' |
+	grep -vE '^[^:]*:[0-9]+:[[:space:]]*(#|\*|$)' |
+	grep -vE '^(sh/lib/node.sh:[0-9]+:S_|common/gpudrv.h:[0-9]+:#define S_)' |
+	grep -E "(^|[^a-z-])($t_states)([^a-z-]|\$)" >states.lit
+t_run cat states.lit
+t_out "no literal upgrade state outside the constants"
+# No column number of the record outside node.sh and gpudrv.h's enum: a
+# script reads the records (the files named *facts*) with record_read or
+# record_awk, never with awk, cut or read by position.
+(cd "$ROOT" && grep -nE 'facts' sh/*.sh) | grep -vE '^[^:]*:[0-9]+:[[:space:]]*#' |
+	grep -E '(^|[^_a-z])(awk|cut|read -r)[[:space:]][^|]*facts' >columns
+t_run cat columns
+t_out "no script reads a record by its column number"
 # common/ calls go one way (common/README): no file calls one that calls
 # it, directly or round a circle; read from the built objects' symbols.
 if command -v nm >/dev/null 2>&1 && command -v tsort >/dev/null 2>&1 && [ -f "$ROOT/common/doc.o" ]; then

@@ -107,7 +107,8 @@ t_ok "$([ -e kubectl.log ] && echo 1 || echo 0)" "kubectl was never called"
 # newline, quotes), -- and the first operand ending the options.
 cat >opts.sh <<'EOF'
 prog=opts usage_line=usage lib=$1
-. "$lib"
+. "$lib/runtime.sh"
+. "$lib/options.sh"
 shift
 eval "set -- $(gpudrv_opts 'm:matrix t:drain-timeout' "$@")"
 for a; do printf '[%s]' "$a"; done
@@ -116,16 +117,16 @@ finish 0
 EOF
 nl='
 '
-t_run dash opts.sh "$BIN/../lib/gpudrv/gpudrv-lib.sh" -LNm"it's$nl" --matrix= -t -x --drain-timeout=5m --lab=1 node -LN -- -m
+t_run dash opts.sh "$BIN/../lib/gpudrv" -LNm"it's$nl" --matrix= -t -x --drain-timeout=5m --lab=1 node -LN -- -m
 t_rc 0 "gpudrv_opts under dash"
 t_out "splits what it should, keeps every byte, puts -- before the first operand" \
 	"[-L][-N][-m][it's" "][--matrix][][-t][-x][--drain-timeout][5m][--lab=1][--][node][-LN][--][-m]"
-t_run dash opts.sh "$BIN/../lib/gpudrv/gpudrv-lib.sh" -- -LN
+t_run dash opts.sh "$BIN/../lib/gpudrv" -- -LN
 t_out "nothing after --" "[--][-LN]"
-t_run dash opts.sh "$BIN/../lib/gpudrv/gpudrv-lib.sh" -L
+t_run dash opts.sh "$BIN/../lib/gpudrv" -L
 t_out "a -- after the last option" "[-L][--]"
-t_run dash opts.sh "$BIN/../lib/gpudrv/gpudrv-lib.sh" -L -m
+t_run dash opts.sh "$BIN/../lib/gpudrv" -L -m
 t_out "but none after an option still waiting for its value" "[-L][-m]"
-t_run dash opts.sh "$BIN/../lib/gpudrv/gpudrv-lib.sh" -m --
+t_run dash opts.sh "$BIN/../lib/gpudrv" -m --
 t_out "which may be --" "[-m][--][--]"
 t_done

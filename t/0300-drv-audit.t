@@ -9,7 +9,7 @@ export FAKE_OUT
 # An installed copy, laid out as make install does.
 mkdir -p home/bin home/lib/gpudrv
 cp "$BIN/drv-audit.sh" "$BIN/labels2tag" "$BIN/matrix-grep" home/bin/
-cp "$BIN/../lib/gpudrv/gpudrv-lib.sh" home/lib/gpudrv/
+cp "$BIN"/../lib/gpudrv/*.sh home/lib/gpudrv/
 A=$PWD/home/bin/drv-audit.sh
 
 if [ -e /etc/gpudrv/support-matrix.csv ]; then

@@ -110,12 +110,13 @@ cat >gt.sh <<'EOF'
 prog=gt
 usage_line=gt
 lib=$1
-. "$lib"
+. "$lib/runtime.sh"
+. "$lib/api.sh"
 gpudrv_start 60 0
 get_targets "$2" || finish 2
 finish 0
 EOF
-FAKE_CP= FAKE_NVD= t_run sh gt.sh "$BIN/../lib/gpudrv/gpudrv-lib.sh" targets.json
+FAKE_CP= FAKE_NVD= t_run sh gt.sh "$BIN/../lib/gpudrv" targets.json
 t_rc 0 "get_targets with none of the CRDs installed"
 t_run cat targets.json
 t_out "three empty lists, each typed" \

@@ -7,7 +7,7 @@
 # An installed copy, laid out as make install does, the C filters beside it.
 mkdir -p x/bin x/lib/gpudrv
 cp "$BIN/drv-next.sh" x/bin/
-cp "$BIN/../lib/gpudrv/gpudrv-lib.sh" x/lib/gpudrv/
+cp "$BIN"/../lib/gpudrv/*.sh x/lib/gpudrv/
 for t in labels2tag matrix-grep; do ln -s "$(command -v "$t")" "x/bin/$t"; done
 N=$PWD/x/bin/drv-next.sh
 

@@ -220,7 +220,7 @@ table "drv-upgrade.sh -j" cluster up_except drv-upgrade.sh -L -N -j job=train -J
 # fault) and does the upgrade in the fake API.
 mkdir -p x/bin x/lib/gpudrv
 cp "$BIN/drv-rollout.sh" x/bin/
-cp "$BIN/../lib/gpudrv/gpudrv-lib.sh" x/lib/gpudrv/
+cp "$BIN"/../lib/gpudrv/*.sh x/lib/gpudrv/
 for t in labels2tag matrix-grep pdb-check rollout-plan upgrade-policy; do ln -s "$(command -v "$t")" "x/bin/$t"; done
 cat >x/bin/drv-upgrade.sh <<'STUB'
 #!/bin/sh

@@ -24,7 +24,7 @@ t_ok $? "four trainers Running, trainer-pdb at minAvailable 4 settled"
 # A copy of the tools with a matrix of our own, as an operator installs them.
 mkdir -p home/bin home/lib/gpudrv
 for f in labels2tag matrix-grep pdb-check drv-audit.sh drv-upgrade.sh drv-states.sh; do cp "$BIN/$f" home/bin/; done
-cp "$BIN/../lib/gpudrv/gpudrv-lib.sh" home/lib/gpudrv/
+cp "$BIN"/../lib/gpudrv/*.sh home/lib/gpudrv/
 { cat "$ROOT/lab/support-matrix.csv"; echo 550,6.8.0-52-generic,ubuntu24.04; } >home/support-matrix.csv
 GPUDRV_MATRIX=$PWD/home/support-matrix.csv
 export GPUDRV_MATRIX

@@ -30,7 +30,7 @@ cd "$SCRATCH" || exit 1
 # access exits 99, which no test expects.
 if [ "${GPUDRV_VALGRIND:-0}" = 1 ]; then
 	mkdir "$SCRATCH/.vg"
-	for t_f in labels2tag matrix-grep pdb-check report-fmt rollout-plan upgrade-policy gate-pod; do
+	for t_f in labels2tag matrix-grep pdb-check report-fmt rollout-plan upgrade-policy gate-pod states-fmt; do
 		printf '#!/bin/sh\nexec valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect --error-exitcode=99 "%s" "$@"\n' \
 			"$BIN/$t_f" >"$SCRATCH/.vg/$t_f"
 		chmod +x "$SCRATCH/.vg/$t_f"

@@ -1,0 +1,225 @@
+# api.sh: kubectl, skopeo and curl, bounded by the run's deadline, and the
+# readers of what the API server answers: lists proven whole, budgets and
+# pods through pdb-check, one node, the GPU Operator's objects (POSIX sh;
+# sourced after runtime.sh and node.sh).
+# shellcheck shell=sh disable=SC2154,SC2034 # the caller's variables, set or read here
+
+# kc OUT ERR ARGS...: kubectl ARGS ($KUBECTL), its output into the file OUT,
+# its errors into ERR (ERR the same as OUT: both there).  It runs under
+# timeout(1), in the background, waited for: a signal stops it at once, and
+# the run's deadline stops it even when kubectl itself hangs (an API server
+# that never answers, a credential plugin that waits); timeout kills its
+# own process group, so kubectl's children go too.  Each request is also
+# bounded: --request-timeout is GPUDRV_REQUEST_TIMEOUT or what is left of
+# the run, the less.  When the deadline passes, kc calls abort.
+# GPUDRV_KUBECONFIG and GPUDRV_CONTEXT, when set (kubectl-gpudrv sets them
+# from kubectl's --kubeconfig and --context), go first on every call, as
+# --kubeconfig= and --context=; a call's own flag after them wins.
+kc() {
+	gpudrv_o=$1
+	gpudrv_e=$2
+	shift 2
+	gpudrv_bounded kubectl --request-timeout "${KUBECTL:-kubectl}" \
+		${GPUDRV_KUBECONFIG:+"--kubeconfig=$GPUDRV_KUBECONFIG"} ${GPUDRV_CONTEXT:+"--context=$GPUDRV_CONTEXT"} "$@"
+}
+# sk OUT ERR ARGS...: skopeo ARGS ($SKOPEO) as kc runs kubectl, each request
+# bounded by --command-timeout.
+sk() {
+	gpudrv_o=$1
+	gpudrv_e=$2
+	shift 2
+	gpudrv_bounded skopeo --command-timeout "${SKOPEO:-skopeo}" "$@"
+}
+# push OUT ERR ARGS...: curl ARGS ($CURL) as kc runs kubectl (drv-audit.sh
+# -P, the Pushgateway), the whole transfer bounded by --max-time.
+push() {
+	gpudrv_o=$1
+	gpudrv_e=$2
+	shift 2
+	gpudrv_bounded curl --max-time "${CURL:-curl}" "$@"
+}
+# get_list FILE PATH [WHAT]: GET PATH (--raw, the API server's own JSON)
+# into FILE; status 2, saying why ("cannot list WHAT" with WHAT), when
+# kubectl fails or answers exit 0 with no body (a proxy or a wrapper can): a
+# list not read is never an empty one.  The filter that reads FILE proves
+# the rest (the kind asked for, an items list, every byte, no Status, no
+# watch event), and the caller names PATH if it refuses.
+get_list() {
+	if ! kc "$1" "$1.err" get --raw "$2"; then
+		if [ -n "${3:-}" ]; then kubectl_said "cannot list $3" "$1.err"; else kubectl_said "cannot GET $2" "$1.err"; fi
+		return 2
+	fi
+	# The first byte that is not white space, in constant memory: the body
+	# is one line, and grep would hold all of it (110 MB at 30,000 pods).
+	[ -n "$(tr -d '[:space:]' <"$1" | dd bs=1 count=1 2>/dev/null)" ] && return 0
+	say "${3:+cannot list $3: }GET $2 answered with an empty body (kubectl exit 0): nothing can be said of it"
+	return 2
+}
+# get_budget_pods FILE PODS: every budget, then the pods GET PODS lists,
+# back to back into FILE, which pdb-check reads as one cluster (the API
+# server's own JSON; kubectl get pdb,pods -A -o json takes a minute at
+# 30,000 pods, bench/README.md); status 2, get_list having said why.
+get_budget_pods() {
+	get_list "$1" /apis/policy/v1/poddisruptionbudgets &&
+		get_list "$1.pods" "$2" &&
+		cat "$1.pods" >>"$1" || return 2
+}
+# get_draws FILE [POLICIES]: every budget and every pod on a node, read by
+# pdb-check -a ($pdb_check) in one pass: each node's draws on each budget
+# and what would refuse the removal of its pods (with POLICIES,
+# upgrade-policy's output, the pods each node's policy removes; else its
+# drain), into FILE; status 2, saying why, when the lists cannot be read
+# whole or judged.
+get_draws() {
+	if ! get_budget_pods "$1.pp" '/api/v1/pods?fieldSelector=spec.nodeName%21%3D'; then
+		say "cannot list budgets and pods"
+		return 2
+	fi
+	gpudrv_pc=0
+	"$pdb_check" -a ${2:+-y "$2"} "$1.pp" >"$1" || gpudrv_pc=$?
+	rm -f "$1.pp" "$1.pp.pods" "$1.pp.err" "$1.pp.pods.err"
+	[ "$gpudrv_pc" -le 1 ] && return 0
+	say "pdb-check cannot judge the answers to GET /apis/policy/v1/poddisruptionbudgets and GET /api/v1/pods?fieldSelector=spec.nodeName%21%3D (exit $gpudrv_pc)"
+	return 2
+}
+# get_pods FILE WHAT PATH: the pods GET PATH lists (a PodList, the API
+# server's own JSON), read by pdb-check -p ($pdb_check): a line a pod into
+# FILE, "node namespace/name phase ready restarts"; status 2, saying why
+# (WHAT: which pods), when the list cannot be read whole.
+get_pods() {
+	get_list "$1.json" "$3" "$2" || return 2
+	gpudrv_pc=0
+	"$pdb_check" -p "$1.json" >"$1" || gpudrv_pc=$?
+	rm -f "$1.json" "$1.json.err"
+	[ "$gpudrv_pc" = 0 ] && return 0
+	say "cannot list $2: pdb-check cannot read the answer to GET $3 (exit $gpudrv_pc)"
+	return 2
+}
+# get_node NODE FILE: the node's JSON into FILE (one GET, no discovery), or
+# exit 2 saying why not; a failed kubectl must never read as a node without
+# labels.
+get_node() {
+	kc "$2" "$2.err" get --raw "/api/v1/nodes/$1" && return 0
+	grep -q '(NotFound)' "$2.err" && die "node $1 not found in the cluster"
+	kubectl_said "cannot read node $1 from the cluster" "$2.err"
+	finish 2
+}
+# registry_tags FILE: with -r, what exists is what the registry lists: every
+# tag, every page (skopeo follows the registry's Link headers), into FILE,
+# which matrix-grep reads as a matrix; status 2, skopeo's words said, when it
+# cannot.
+registry_tags() {
+	sk "$1" "$1.err" list-tags ${insecure:+--tls-verify=false} "docker://$repo" && return 0
+	say "cannot list the tags of $repo; skopeo said:"
+	sed 's/^/    /' "$1.err" >&2 || :
+	return 2
+}
+# get_targets FILE: the GPU Operator's ClusterPolicies, GPUClusters and
+# NVIDIADrivers, back to back, into FILE (labels2tag -t reads them).  Each
+# answer must be the whole list asked for, proven here, where it is known
+# which request a body answers: an empty body, a Status, a list of another
+# kind or a body cut short is status 2, naming the request, never "none of
+# them".  A CRD that is not installed (NotFound) is an empty list, typed as
+# that kind's, so that the reader can check kinds still.  Status 2, said,
+# when they cannot be read.
+get_targets() {
+	# One JSON object, whole, whose own kind (not an item's) is the list
+	# asked for, with an items list; else it prints what the body is
+	# instead, and exits 1.  Strings are followed through their escapes: a
+	# brace or a "kind" inside one counts for nothing.
+	# shellcheck disable=SC2016 # an awk program
+	gpudrv_tawk='
+	function fail(w) { why = w; exit 1 }
+	{
+		n = length($0)
+		for (i = 1; i <= n; i++) {
+			c = substr($0, i, 1)
+			if (str) {
+				if (esc) esc = 0
+				else if (c == "\\") esc = 1
+				else if (c == "\"") {
+					str = 0
+					if (depth == 1 && key_next) {
+						key = buf
+						if (key in type) fail("twice")
+						type[key] = "none"
+					} else if (depth == 1) { type[key] = "string"; val[key] = buf }
+					continue
+				}
+				if (depth == 1) buf = buf c
+				continue
+			}
+			if (c == " " || c == "\t" || c == "\r") continue
+			if (depth == 0 && top) fail("more")
+			if (c == "\"") { if (depth == 0) fail("more"); str = 1; buf = ""; continue }
+			if (c == "{" || c == "[") {
+				if (depth == 0) { if (c != "{") fail("more"); key_next = 1 }
+				else if (depth == 1 && !key_next) type[key] = c
+				open[++depth] = c
+				continue
+			}
+			if (c == "}" || c == "]") {
+				if (depth == 0 || (open[depth] == "{") != (c == "}")) fail("more")
+				if (--depth == 0) top = 1
+				continue
+			}
+			if (depth == 0) fail("more")
+			if (depth == 1) {
+				if (c == ":") { key_next = 0; type[key] = "scalar"; val[key] = ""; continue }
+				if (c == ",") { key_next = 1; continue }
+				if (!key_next) val[key] = val[key] c
+			}
+		}
+	}
+	END {
+		if (why == "" && !top) why = depth || str ? "cut" : "empty"
+		if (why == "empty") { print "an empty body"; exit 1 }
+		if (why == "cut") { print "a body cut short (not one whole JSON object)"; exit 1 }
+		if (why == "twice") { print "an object that has the member \"" key "\" twice"; exit 1 }
+		if (why != "") { print "a body that is not one JSON object"; exit 1 }
+		if (type["kind"] != "string") { print "an object that has no kind"; exit 1 }
+		k = val["kind"]
+		if (k == "Status") {
+			print "a Status (" val["code"] " " val["reason"] ": " val["message"] ")"
+			exit 1
+		}
+		if (k != want) { print "kind " k; exit 1 }
+		if (type["items"] != "[") { print "kind " k " but no items list"; exit 1 }
+	}'
+	: >"$1"
+	for gpudrv_api in nvidia.com/v1/clusterpolicies:ClusterPolicyList \
+		nvidia.com/v1alpha1/gpuclusters:GPUClusterList \
+		nvidia.com/v1alpha1/nvidiadrivers:NVIDIADriverList; do
+		gpudrv_tkind=${gpudrv_api#*:}
+		gpudrv_api=${gpudrv_api%:*}
+		if ! kc "$1.part" "$1.err" get --raw "/apis/$gpudrv_api"; then
+			grep -q '(NotFound)' "$1.err" || {
+				kubectl_said "cannot list the ${gpudrv_api##*/}" "$1.err"
+				return 2
+			}
+			printf '{"apiVersion":"%s","kind":"%s","items":[]}\n' \
+				"${gpudrv_api%/*}" "$gpudrv_tkind" >"$1.part"
+		else
+			gpudrv_st=0
+			LC_ALL=C awk -v want="$gpudrv_tkind" "$gpudrv_tawk" "$1.part" >"$1.err" || gpudrv_st=$?
+			if [ "$gpudrv_st" = 1 ]; then
+				say "GET /apis/$gpudrv_api answered exit 0 with $(head -n 1 "$1.err" | tr -c '[:print:]\n' '?' | cut -c1-300): not the $gpudrv_tkind asked for, so nothing is known of the ${gpudrv_api##*/}"
+				return 2
+			elif [ "$gpudrv_st" != 0 ]; then
+				say "cannot check the answer to GET /apis/$gpudrv_api (awk exit $gpudrv_st)"
+				return 2
+			fi
+		fi
+		cat "$1.part" >>"$1"
+	done
+	rm -f "$1.part" "$1.err"
+}
+# urlencode STRING: for a query parameter (RFC 3986 unreserved kept).
+urlencode() {
+	printf '%s' "$1" | LC_ALL=C awk '
+		BEGIN { for (i = 1; i < 256; i++) ord[sprintf("%c", i)] = i }
+		{ for (i = 1; i <= length($0); i++) {
+			c = substr($0, i, 1)
+			if (c ~ /[A-Za-z0-9._~-]/) printf "%s", c; else printf "%%%02X", ord[c]
+		} }'
+}
