@@ -77,13 +77,31 @@ bin/kubectl-gpudrv: sh/kubectl-gpudrv
 	cp sh/kubectl-gpudrv $@
 	chmod +x $@
 
+# prove, JOBS test files at once, the longest (the fault table, five
+# minutes) first, so that the rest fill the other slots meanwhile.
+JOBS  = 2
+PROVE = prove -j$(JOBS) $(PROVE_FLAGS)
+SLOW  = t/0620-fault-table.t
+slow_first = $(filter $(SLOW),$(1)) $(filter-out $(SLOW),$(1))
+E2E   = $(sort $(wildcard t/09*.t))
+UNIT  = $(call slow_first,$(filter-out $(E2E),$(sort $(wildcard t/*.t))))
+
 # The tests, end-to-end ones included (GPUDRV_E2E=0 skips those, saying so).
-# A sandbox that check started is stopped again; a running one is reused.
+# The end-to-end ones share the sandbox, so they run one after the other,
+# and beside them, the others one after the other (JOBS at once without
+# the end-to-end ones): their report follows.  The two at once take the
+# time of the longer, not of both.  A sandbox that check started is
+# stopped again; a running one is reused.
 check:
 	@sh .ci/deps test
 	@$(MAKE) -s all
 	@if sh sandbox/status.sh >/dev/null 2>&1; then up=1; else up=0; fi; \
-	rc=0; prove $(PROVE_FLAGS) t/ || rc=$$?; \
+	log=$$(mktemp "$${TMPDIR:-/tmp}/gpudrv-check.XXXXXX") || exit 2; \
+	jobs=1; [ "$${GPUDRV_E2E:-1}" != 0 ] || jobs=$(JOBS); \
+	rc=0; prove -j$$jobs $(PROVE_FLAGS) $(UNIT) >"$$log" 2>&1 & unit=$$!; \
+	prove $(PROVE_FLAGS) $(E2E) || rc=$$?; \
+	wait $$unit || rc=$$?; \
+	echo "== the tests beside them:"; cat "$$log"; rm -f "$$log"; \
 	if [ $$up = 0 ]; then sh sandbox/down.sh >/dev/null 2>&1 || :; fi; \
 	exit $$rc
 
@@ -96,11 +114,17 @@ check-asan:
 	$(MAKE) -C .asan all CFLAGS='-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer' \
 		LDFLAGS='-fsanitize=address,undefined'
 	GPUDRV_BIN=$(CURDIR)/.asan/bin GPUDRV_SANITIZED=1 GPUDRV_E2E=0 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
-		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 prove $(PROVE_FLAGS) t/
+		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 $(PROVE) $(UNIT)
 
-# The suite with every filter run under valgrind (leaks and invalid accesses fail).
+# The tests in which a filter runs under valgrind (leaks and invalid accesses
+# fail): GPUDRV_VALGRIND=1 puts a valgrind wrapper of each first on PATH,
+# which the filters' own tests call, and the scripts that run alone in a
+# folder of their own (t/0330, t/04*, t/0620); a script run from bin/ finds
+# the bare filters beside it, so the other tests would only run again as
+# they did in make check.
+VG_TESTS = $(call slow_first,$(sort $(wildcard t/01*.t t/02*.t t/0330-*.t t/0367-*.t t/04*.t t/05*.t t/06*.t)))
 check-valgrind: all
-	GPUDRV_VALGRIND=1 GPUDRV_E2E=0 prove $(PROVE_FLAGS) t/
+	GPUDRV_VALGRIND=1 GPUDRV_E2E=0 $(PROVE) $(VG_TESTS)
 
 # AFL++ against every parser for FUZZ_SECONDS each (default 600); see fuzz/run.sh.
 fuzz:

@@ -178,15 +178,6 @@ static const char *const order[] = {
 };
 
 static int
-in(const char *s, const char *const *list)
-{
-	for (; *list != NULL; list++)
-		if (strcmp(s, *list) == 0)
-			return 1;
-	return 0;
-}
-
-static int
 is(const char *s, const char *a)
 {
 	return strcmp(s, a) == 0;
@@ -214,7 +205,7 @@ diagnose(char **f, const struct known *k, const struct fleet *fl, long long now,
 	const char *who = is(by, "-") ? "someone" : by;
 	const char *drv = pod_of(k, "driver", n), *val = pod_of(k, "validator", n);
 	int cordoned = is(f[RF_CORDON], "cordoned");
-	char *colon, w1[800], w2[800];
+	char *colon, w1[800], w2[800], buf[32];
 
 	d->since = -1;
 	strcpy(d->from, "-");
@@ -325,26 +316,22 @@ diagnose(char **f, const struct known *k, const struct fleet *fl, long long now,
 		}
 	} else if (is(state, S_VALIDATION)) {
 		d->wait = "validator";
-		if (val == NULL)
-			snprintf(w1, sizeof w1, "waits for a validator pod on it: there is none (app=nvidia-operator-validator)");
-		else
-			snprintf(w1, sizeof w1, "waits for the validator: %s", pod_words(val, w2, sizeof w2));
 		if (is(d->from, "validation"))
-			WHY("%s; the operator fails it 600 s after its start%s%s", w1,
-			    d->secs >= 600 ? ", past" : ", in ", d->secs >= 600 ? "" : age(600 - d->secs, w2, sizeof w2));
+			snprintf(w2, sizeof w2, "; the operator fails it 600 s after its start, %s%s",
+			    d->secs >= 600 ? "past" : "in ", d->secs >= 600 ? "" : age(600 - d->secs, buf, sizeof buf));
 		else
-			WHY("%s", w1);
-		if (val == NULL)
+			*w2 = '\0';
+		if (val == NULL) {
+			WHY("waits for a validator pod on it: there is none (app=nvidia-operator-validator)%s", w2);
 			FIX("kubectl -n gpu-operator get daemonsets: is the validator scheduled there?");
-		else
-			FIX("%s", logs_of(val, w2, sizeof w2));
+		} else {
+			WHY("waits for the validator: %s%s", pod_words(val, w1, sizeof w1), w2);
+			FIX("%s", logs_of(val, w1, sizeof w1));
+		}
 	} else if (is(state, S_FAILED)) {
 		d->wait = "failed";
-		if (drv == NULL)
-			snprintf(w1, sizeof w1, " (none on it)");
-		else
-			snprintf(w1, sizeof w1, " (%s)", pod_words(drv, w2, sizeof w2));
-		WHY("its upgrade failed; the operator moves it on once its driver pod is Ready and current%s", w1);
+		WHY("its upgrade failed; the operator moves it on once its driver pod is Ready and current (%s)",
+		    drv == NULL ? "none on it" : pod_words(drv, w1, sizeof w1));
 		FIX("find why (kubectl describe node %s; the driver pod), then: kubectl label node %s %s=%s --overwrite",
 		    n, n, L_STATE, S_REQUIRED);
 	} else {
@@ -416,26 +403,30 @@ by_state(const void *a, const void *b)
 }
 
 static void
+print_tally(const struct tally *t)
+{
+	char buf[32];
+
+	printf("%s %zu %s %s %s\n", t->state, t->count, t->longest < 0 ? "-" :
+	    age(t->longest, buf, sizeof buf), t->node, t->wait);
+}
+
+static void
 print_summary(struct tally *t, size_t nt)
 {
-	size_t i, j, first_other = 0;
-	char buf[32];
+	size_t i, j, others = 0;
 
 	/* the upgrade's order first, then the others by name */
 	for (j = 0; order[j] != NULL; j++)
 		for (i = 0; i < nt; i++)
 			if (is(t[i].state, order[j]))
-				printf("%s %zu %s %s %s\n", t[i].state, t[i].count,
-				    t[i].longest < 0 ? "-" : age(t[i].longest, buf, sizeof buf), t[i].node, t[i].wait);
-	for (i = 0; i < nt; i++) {
-		if (in(t[i].state, order))
-			continue;
-		t[first_other++] = t[i];
-	}
-	qsort(t, first_other, sizeof *t, by_state);
-	for (i = 0; i < first_other; i++)
-		printf("%s %zu %s %s %s\n", t[i].state, t[i].count,
-		    t[i].longest < 0 ? "-" : age(t[i].longest, buf, sizeof buf), t[i].node, t[i].wait);
+				print_tally(&t[i]);
+	for (i = 0; i < nt; i++)
+		if (!word_in(t[i].state, order))
+			t[others++] = t[i];
+	qsort(t, others, sizeof *t, by_state);
+	for (i = 0; i < others; i++)
+		print_tally(&t[i]);
 }
 
 int
@@ -490,7 +481,7 @@ main(int argc, char **argv)
 		if (record_split(s, f) != 0)
 			die("%s:%zu: not a labels2tag -F record (%s)", l.name, l.lineno,
 			    "node tag driver state skip cordon ready initial since cordoner uid");
-		if (in(f[RF_STATE], busy))
+		if (word_in(f[RF_STATE], busy))
 			fl.inflight++;
 		if (is(f[RF_CORDON], "cordoned") || !is(f[RF_READY], "ready"))
 			fl.unavail++;

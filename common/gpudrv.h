@@ -546,7 +546,8 @@ size_t policies_count(const struct policies *ps);
 const struct policy *policies_at(const struct policies *ps, size_t i);
 void policies_free(struct policies *ps);
 
-/* strset.c: a hash set of strings. */
+/* strset.c: a hash set of strings; and a word in a short list. */
+int word_in(const char *s, const char *const *words); /* words NULL-terminated */
 struct strset;
 struct strset *strset_new(void);
 int strset_add(struct strset *s, const char *str, size_t line); /* 0 added, else line of first */

@@ -109,3 +109,13 @@ strset_free(struct strset *s)
 	free(s->line);
 	free(s);
 }
+
+/* 1 when s is one of words (NULL-terminated), else 0: a list too short for a set. */
+int
+word_in(const char *s, const char *const *words)
+{
+	for (; *words != NULL; words++)
+		if (strcmp(s, *words) == 0)
+			return 1;
+	return 0;
+}

@@ -34,15 +34,6 @@ ydie(const struct ybuild *b, const yaml_mark_t *m, const char *what)
 	die("%s:%zu:%zu: %s", b->in_name, m->line + 1, m->column + 1, what);
 }
 
-static int
-is_word(const char *s, const char *const *words)
-{
-	for (; *words != NULL; words++)
-		if (strcmp(s, *words) == 0)
-			return 1;
-	return 0;
-}
-
 static const char *const null_words[] = { "", "~", "null", "Null", "NULL", NULL };
 static const char *const true_words[] = { "y", "Y", "yes", "Yes", "YES", "true", "True",
 	"TRUE", "on", "On", "ON", NULL };
@@ -132,13 +123,13 @@ resolve_plain(const struct ybuild *b, const yaml_event_t *ev, const char *s, int
 	double v;
 	cJSON *num = NULL;
 
-	if (is_word(s, null_words))
+	if (word_in(s, null_words))
 		return cJSON_CreateNull();
-	if (is_word(s, true_words))
+	if (word_in(s, true_words))
 		return cJSON_CreateTrue();
-	if (is_word(s, false_words))
+	if (word_in(s, false_words))
 		return cJSON_CreateFalse();
-	if (is_word(s, inf_nan))
+	if (word_in(s, inf_nan))
 		ydie(b, &ev->start_mark, "YAML infinity or NaN: JSON has no such number");
 	if (strcmp(s, "<<") == 0)
 		ydie(b, &ev->start_mark, "YAML merge keys are not accepted (kubectl never writes them)");

@@ -1,5 +1,5 @@
 #!/bin/sh
-# shellcheck source-path=SCRIPTDIR
+# shellcheck source-path=SCRIPTDIR/lib
 # drv-audit.sh: every GPU node whose precompiled driver image was never built.
 # One API call for all GPU nodes, then labels2tag | matrix-grep; with -o, the
 # images those nodes need instead, listed for a mirror (labels2tag -i).
@@ -8,20 +8,11 @@ set -eu
 prog=drv-audit.sh
 usage_line="usage: $prog [-e] [-m matrix | -r repository [-I]] [-p promfile] [-P url [-c cluster]] [-b version | -t] [-k kernel [-l selector]]
        $prog -o images|skopeo-sync [-eI] [-r repository] [-b version | -t] [-k kernel [-l selector]]"
-# The library is in ../lib/gpudrv from this script's real directory (links
-# followed), where make and make install put it: runtime.sh first, then
-# what this script uses.
+# The library, in ../lib/gpudrv from this script's real directory (links
+# followed): runtime.sh first, then what the script uses.
 lib=$(dirname -- "$(readlink -f -- "$0")")/../lib/gpudrv
-# shellcheck source=lib/runtime.sh
 if [ -r "$lib/runtime.sh" ]; then . "$lib/runtime.sh"; else echo "$prog: $lib/runtime.sh not found: install gpudrv whole (make install)" >&2 && exit 2; fi
-# shellcheck source=lib/options.sh
-. "$lib/options.sh"
-# shellcheck source=lib/node.sh
-. "$lib/node.sh"
-# shellcheck source=lib/api.sh
-. "$lib/api.sh"
-# shellcheck source=lib/files.sh
-. "$lib/files.sh"
+. "$lib/options.sh"; . "$lib/node.sh"; . "$lib/api.sh"; . "$lib/files.sh"
 
 matrix=${GPUDRV_MATRIX:-$default_matrix}
 prom=
@@ -60,20 +51,16 @@ done
 labels2tag=$(find_tool labels2tag) || finish 2
 matrix_grep=$(find_tool matrix-grep) || finish 2
 if [ -n "$selector" ] && [ -z "$kernel" ]; then
-	say "-l goes with -k (plan a kernel change for some nodes)"
-	usage
+	misuse "-l goes with -k (plan a kernel change for some nodes)"
 fi
 if [ -n "$prom" ] && [ -n "$kernel$version" ]; then
-	say "-p records the fleet as it is; it does not go with -k or -b"
-	usage
+	misuse "-p records the fleet as it is; it does not go with -k or -b"
 fi
 if [ -n "$push" ] && [ -n "$kernel$version" ]; then
-	say "-P records the fleet as it is; it does not go with -k or -b"
-	usage
+	misuse "-P records the fleet as it is; it does not go with -k or -b"
 fi
 if [ -n "$cluster" ] && [ -z "$push" ]; then
-	say "-c names the cluster for -P"
-	usage
+	misuse "-c names the cluster for -P"
 fi
 # -P: an http(s) URL, the Pushgateway's base; messages show it without any
 # user:password@.
@@ -89,8 +76,7 @@ esac
 while :; do case $push in */) push=${push%/} ;; *) break ;; esac; done
 push_at=${push_at%"${push_at##*[!/]}"}
 if [ -n "$version" ] && [ -n "$target" ]; then
-	say "-b names the version; -t asks the cluster for it: one or the other"
-	usage
+	misuse "-b names the version; -t asks the cluster for it: one or the other"
 fi
 # -o: a list of images, for a mirror, instead of an audit.  It names each
 # image's source, so it needs the repository: the GPU Operator's objects'
@@ -100,19 +86,16 @@ tls_verify=
 if [ -n "$output" ]; then
 	case $output in
 	images | skopeo-sync) ;;
-	*) say "-o takes images (one reference a line) or skopeo-sync (skopeo sync --src yaml's file), not '$output'" && usage ;;
+	*) misuse "-o takes images (one reference a line) or skopeo-sync (skopeo sync --src yaml's file), not '$output'" ;;
 	esac
 	if [ -n "$matrix_given" ] || [ -n "$prom$push" ]; then
-		say "-o lists the images the GPU nodes need: it reads no matrix (-m) and records no audit (-p, -P)"
-		usage
+		misuse "-o lists the images the GPU nodes need: it reads no matrix (-m) and records no audit (-p, -P)"
 	fi
 	if [ -z "$target$repo" ]; then
-		say "-o must name each image's repository: -t (the one the GPU Operator's objects name) or -r repository"
-		usage
+		misuse "-o must name each image's repository: -t (the one the GPU Operator's objects name) or -r repository"
 	fi
 	if [ -n "$insecure" ] && [ "$output" = images ]; then
-		say "-I with -o goes with skopeo-sync (its tls-verify: false); for -o images, give skopeo its own --src-tls-verify=false"
-		usage
+		misuse "-I with -o goes with skopeo-sync (its tls-verify: false); for -o images, give skopeo its own --src-tls-verify=false"
 	fi
 	[ -z "$insecure" ] || tls_verify=false
 	insecure=

@@ -1,5 +1,5 @@
 #!/bin/sh
-# shellcheck source-path=SCRIPTDIR
+# shellcheck source-path=SCRIPTDIR/lib
 # drv-kubeconfig.sh: a kubeconfig for one of gpudrv's service accounts (made by
 # deploy/*.yaml), for cron.  Run with an admin's kubeconfig: it takes the
 # cluster (server and CA) from the current context and a token for the
@@ -11,18 +11,11 @@ set -eu
 prog=drv-kubeconfig.sh
 usage_line="usage: $prog [-n namespace] [-d duration | -S] service-account file"
 
-# The library is in ../lib/gpudrv from this script's real directory (links
-# followed), where make and make install put it: runtime.sh first, then
-# what this script uses.
+# The library, in ../lib/gpudrv from this script's real directory (links
+# followed): runtime.sh first, then what the script uses.
 lib=$(dirname -- "$(readlink -f -- "$0")")/../lib/gpudrv
-# shellcheck source=lib/runtime.sh
 if [ -r "$lib/runtime.sh" ]; then . "$lib/runtime.sh"; else echo "$prog: $lib/runtime.sh not found: install gpudrv whole (make install)" >&2 && exit 2; fi
-# shellcheck source=lib/options.sh
-. "$lib/options.sh"
-# shellcheck source=lib/api.sh
-. "$lib/api.sh"
-# shellcheck source=lib/files.sh
-. "$lib/files.sh"
+. "$lib/options.sh"; . "$lib/api.sh"; . "$lib/files.sh"
 
 ns=gpudrv
 duration=

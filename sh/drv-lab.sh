@@ -1,5 +1,5 @@
 #!/bin/sh
-# shellcheck source-path=SCRIPTDIR
+# shellcheck source-path=SCRIPTDIR/lib
 # drv-lab.sh: the driver-upgrade lab (drv-lab.sh(1)) end to end on a real control
 # plane: facts, tags, audit, a new node, CUDA affinity, a budget that blocks
 # a drain, the ordered upgrade, the report.  Run by `make lab`.
@@ -7,15 +7,11 @@ set -eu
 
 prog=drv-lab.sh
 usage_line="usage: $prog"
-# The library is in ../lib/gpudrv from this script's directory, where make
-# puts it: runtime.sh first, then what this script uses.
+# The library, in ../lib/gpudrv from this script's directory: runtime.sh
+# first, then what the script uses.
 lib=$(cd "$(dirname -- "$0")" && pwd)/../lib/gpudrv
-# shellcheck source=lib/runtime.sh
 if [ -r "$lib/runtime.sh" ]; then . "$lib/runtime.sh"; else echo "$prog: $lib/runtime.sh not found: run make in the gpudrv checkout" >&2 && exit 2; fi
-# shellcheck source=lib/options.sh
-. "$lib/options.sh"
-# shellcheck source=lib/node.sh
-. "$lib/node.sh"
+. "$lib/options.sh"; . "$lib/node.sh"
 eval "set -- $(gpudrv_opts '' "$@")"
 while [ $# -gt 0 ]; do
 	case $1 in

@@ -1,5 +1,5 @@
 #!/bin/sh
-# shellcheck source-path=SCRIPTDIR
+# shellcheck source-path=SCRIPTDIR/lib
 # drv-next.sh: will the kernel this host boots next have its precompiled
 # driver image?  Node-local: it reads the host's files, not the cluster, and
 # leaves the tag to labels2tag (the one function that builds it).
@@ -7,18 +7,11 @@ set -eu
 
 prog=drv-next.sh
 usage_line="usage: $prog [-R root] [-b branch] [-m matrix | -r repository [-I]]"
-# The library is in ../lib/gpudrv from this script's real directory (links
-# followed), where make and make install put it: runtime.sh first, then
-# what this script uses.
+# The library, in ../lib/gpudrv from this script's real directory (links
+# followed): runtime.sh first, then what the script uses.
 lib=$(dirname -- "$(readlink -f -- "$0")")/../lib/gpudrv
-# shellcheck source=lib/runtime.sh
 if [ -r "$lib/runtime.sh" ]; then . "$lib/runtime.sh"; else echo "$prog: $lib/runtime.sh not found: install gpudrv whole (make install)" >&2 && exit 2; fi
-# shellcheck source=lib/options.sh
-. "$lib/options.sh"
-# shellcheck source=lib/node.sh
-. "$lib/node.sh"
-# shellcheck source=lib/api.sh
-. "$lib/api.sh"
+. "$lib/options.sh"; . "$lib/node.sh"; . "$lib/api.sh"
 
 root=
 root_given=

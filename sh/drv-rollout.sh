@@ -1,5 +1,5 @@
 #!/bin/sh
-# shellcheck source-path=SCRIPTDIR
+# shellcheck source-path=SCRIPTDIR/lib
 # drv-rollout.sh: every GPU node (or those a selector picks) to one driver
 # version, with drv-upgrade.sh's steps and states, a node started as soon as
 # a slot frees and the GPU Operator's upgradePolicy limits
@@ -15,22 +15,11 @@ set -eu
 prog=drv-rollout.sh
 usage_line="usage: $prog [-cDfL] [-U field=value]... [-l selector] [-p max-parallel] [-u max-unavailable] [-C canary-count | -S canary-selector] [-k max-failures] [-m matrix | -r repository [-I]] [-t drain-timeout] [-g validate-timeout] [-w budget-wait] [-j job-selector [-J job-timeout]] [-V gate-manifest [-G gate-timeout] [-e gate-namespace]] [-n driver-namespace] [-s driver-selector] [-o log-dir] [-M metrics-file] version"
 
-# The library is in ../lib/gpudrv from this script's real directory (links
-# followed), where make and make install put it: runtime.sh first, then
-# what this script uses.
+# The library, in ../lib/gpudrv from this script's real directory (links
+# followed): runtime.sh first, then what the script uses.
 lib=$(dirname -- "$(readlink -f -- "$0")")/../lib/gpudrv
-# shellcheck source=lib/runtime.sh
 if [ -r "$lib/runtime.sh" ]; then . "$lib/runtime.sh"; else echo "$prog: $lib/runtime.sh not found: install gpudrv whole (make install)" >&2 && exit 2; fi
-# shellcheck source=lib/options.sh
-. "$lib/options.sh"
-# shellcheck source=lib/node.sh
-. "$lib/node.sh"
-# shellcheck source=lib/api.sh
-. "$lib/api.sh"
-# shellcheck source=lib/lease.sh
-. "$lib/lease.sh"
-# shellcheck source=lib/files.sh
-. "$lib/files.sh"
+. "$lib/options.sh"; . "$lib/node.sh"; . "$lib/api.sh"; . "$lib/lease.sh"; . "$lib/files.sh"
 
 matrix=${GPUDRV_MATRIX:-$default_matrix}
 matrix_given=
@@ -77,14 +66,14 @@ while [ $# -gt 0 ]; do
 	-U | --policy) policy_option "$@"; shift ;;
 	-C | --canary)
 		need_arg "$@"
-		case $2 in '' | *[!0-9]* | 0) say "$1 takes a number of nodes, 1 or more, not '$(printf '%s' "$2" | tr -c '[:print:]' '?' | cut -c1-40)'" && usage ;; esac
+		case $2 in '' | *[!0-9]* | 0) misuse "$1 takes a number of nodes, 1 or more, not '$(printf '%s' "$2" | tr -c '[:print:]' '?' | cut -c1-40)'" ;; esac
 		canary_count=$2
 		shift
 		;;
 	-S | --canary-selector) need_arg "$@"; check_value "$1" "$2" "a label selector (pool=canary)"; canary_sel=$2; shift ;;
 	-k | --max-failures)
 		need_arg "$@"
-		case $2 in '' | *[!0-9]* | 0) say "$1 takes a number of failures, 1 or more, not '$(printf '%s' "$2" | tr -c '[:print:]' '?' | cut -c1-40)'" && usage ;; esac
+		case $2 in '' | *[!0-9]* | 0) misuse "$1 takes a number of failures, 1 or more, not '$(printf '%s' "$2" | tr -c '[:print:]' '?' | cut -c1-40)'" ;; esac
 		max_failures=$2
 		shift
 		;;
@@ -108,12 +97,10 @@ done
 [ $# -eq 1 ] || usage
 upgrade_options_end
 if [ -n "$canary_count" ] && [ -n "$canary_sel" ]; then
-	say "-C takes the first nodes as the canary, -S those a selector picks: one or the other"
-	usage
+	misuse "-C takes the first nodes as the canary, -S those a selector picks: one or the other"
 fi
 if [ -n "$gate_manifest$gate_timeout$gate_ns" ] && [ -z "$gate_manifest" ]; then
-	say "-G and -e are the health gate's: give -V too"
-	usage
+	misuse "-G and -e are the health gate's: give -V too"
 fi
 [ "$keep_going" = 0 ] || max_failures=0
 version=$1
@@ -125,8 +112,7 @@ upgrade_policy=$(find_tool upgrade-policy) || finish 2
 # sets a field of the policy is upgrade-policy's.
 if [ -n "$max_parallel$max_unavailable" ] &&
 	! why=$("$planner" -v "$version" -p "${max_parallel:-1}" -u "${max_unavailable:-25%}" /dev/null /dev/null 2>&1 >/dev/null); then
-	say "${why#rollout-plan: }"
-	usage
+	misuse "${why#rollout-plan: }"
 fi
 policy_flags
 # shellcheck disable=SC2119 # it reads $policy_set, not the script's arguments

@@ -1,5 +1,5 @@
 #!/bin/sh
-# shellcheck source-path=SCRIPTDIR
+# shellcheck source-path=SCRIPTDIR/lib
 # drv-states.sh: every GPU node at a glance, from one API call: name,
 # upgrade state, schedulable or cordoned, tag, whether its image exists,
 # how long it has been in its state and what it waits for, with the fix.
@@ -7,18 +7,11 @@ set -eu
 
 prog=drv-states.sh
 usage_line="usage: $prog [-e] [-t] [-m matrix | -r repository [-I]] [-S | -o text|json]"
-# The library is in ../lib/gpudrv from this script's real directory (links
-# followed), where make and make install put it: runtime.sh first, then
-# what this script uses.
+# The library, in ../lib/gpudrv from this script's real directory (links
+# followed): runtime.sh first, then what the script uses.
 lib=$(dirname -- "$(readlink -f -- "$0")")/../lib/gpudrv
-# shellcheck source=lib/runtime.sh
 if [ -r "$lib/runtime.sh" ]; then . "$lib/runtime.sh"; else echo "$prog: $lib/runtime.sh not found: install gpudrv whole (make install)" >&2 && exit 2; fi
-# shellcheck source=lib/options.sh
-. "$lib/options.sh"
-# shellcheck source=lib/node.sh
-. "$lib/node.sh"
-# shellcheck source=lib/api.sh
-. "$lib/api.sh"
+. "$lib/options.sh"; . "$lib/node.sh"; . "$lib/api.sh"
 matrix=
 matrix_given=
 repo=
@@ -48,8 +41,7 @@ while [ $# -gt 0 ]; do
 done
 [ $# -eq 0 ] || usage
 if [ -n "$summary" ] && [ "$format" = json ]; then
-	say "-S is the summary for people; -o json gives every node to a program: one or the other"
-	usage
+	misuse "-S is the summary for people; -o json gives every node to a program: one or the other"
 fi
 image_source
 # Which images exist: the registry's tags (-r), the matrix named (-m, else

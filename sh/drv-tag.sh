@@ -1,22 +1,15 @@
 #!/bin/sh
-# shellcheck source-path=SCRIPTDIR
+# shellcheck source-path=SCRIPTDIR/lib
 # drv-tag.sh: the precompiled driver image tag one node needs, from its labels.
 set -eu
 
 prog=drv-tag.sh
 usage_line="usage: $prog [-b branch] [-k kernel] node"
-# The library is in ../lib/gpudrv from this script's real directory (links
-# followed), where make and make install put it: runtime.sh first, then
-# what this script uses.
+# The library, in ../lib/gpudrv from this script's real directory (links
+# followed): runtime.sh first, then what the script uses.
 lib=$(dirname -- "$(readlink -f -- "$0")")/../lib/gpudrv
-# shellcheck source=lib/runtime.sh
 if [ -r "$lib/runtime.sh" ]; then . "$lib/runtime.sh"; else echo "$prog: $lib/runtime.sh not found: install gpudrv whole (make install)" >&2 && exit 2; fi
-# shellcheck source=lib/options.sh
-. "$lib/options.sh"
-# shellcheck source=lib/node.sh
-. "$lib/node.sh"
-# shellcheck source=lib/api.sh
-. "$lib/api.sh"
+. "$lib/options.sh"; . "$lib/node.sh"; . "$lib/api.sh"
 
 branch=
 kernel=

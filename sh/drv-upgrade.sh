@@ -1,5 +1,5 @@
 #!/bin/sh
-# shellcheck source-path=SCRIPTDIR
+# shellcheck source-path=SCRIPTDIR/lib
 # drv-upgrade.sh: move one GPU node to a new driver in the only safe order:
 # image first, budget headroom, cordon, the pods the cluster's upgradePolicy
 # removes (with a timeout), driver, validation, a GPU health check, uncordon,
@@ -14,20 +14,11 @@ set -eu
 prog=drv-upgrade.sh
 usage_line="usage: $prog [-fLNPR] [-U field=value]... [-O objects] [-b budgets-read] [-d drain-log] [-m matrix] [-t drain-timeout] [-w budget-wait] [-g validate-timeout] [-j job-selector [-J job-timeout]] [-V gate-manifest [-G gate-timeout] [-e gate-namespace]] [-n driver-namespace] [-s driver-selector] node version"
 
-# The library is in ../lib/gpudrv from this script's real directory (links
-# followed), where make and make install put it: runtime.sh first, then
-# what this script uses.
+# The library, in ../lib/gpudrv from this script's real directory (links
+# followed): runtime.sh first, then what the script uses.
 lib=$(dirname -- "$(readlink -f -- "$0")")/../lib/gpudrv
-# shellcheck source=lib/runtime.sh
 if [ -r "$lib/runtime.sh" ]; then . "$lib/runtime.sh"; else echo "$prog: $lib/runtime.sh not found: install gpudrv whole (make install)" >&2 && exit 2; fi
-# shellcheck source=lib/options.sh
-. "$lib/options.sh"
-# shellcheck source=lib/node.sh
-. "$lib/node.sh"
-# shellcheck source=lib/api.sh
-. "$lib/api.sh"
-# shellcheck source=lib/files.sh
-. "$lib/files.sh"
+. "$lib/options.sh"; . "$lib/node.sh"; . "$lib/api.sh"; . "$lib/files.sh"
 
 lab=0
 force=0        # -f: go on where the policy says autoUpgrade (the operator acts too)

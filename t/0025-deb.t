@@ -58,7 +58,7 @@ t_out "installed, the cron example and the matrix conffiles" "install ok install
 	" /etc/gpudrv/support-matrix.csv $(md5sum <"$ROOT/debian/support-matrix.csv" | cut -d' ' -f1)"
 dpkg --root="$R" -L gpudrv >listed
 t_run grep -c '^/usr/bin/' listed
-t_out "15 commands in /usr/bin" 15
+t_out "16 commands in /usr/bin" 16
 t_run grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "$R/etc/cron.d/gpudrv"
 t_out "the cron example does nothing"
 t_run ls "$R/etc/systemd/system"

@@ -44,9 +44,9 @@ for gpudrv_f in $record_fields; do
 	gpudrv_rv="$gpudrv_rv -v f_$gpudrv_f=$gpudrv_i"
 done
 
-# record_awk ARGS...: awk ARGS (LC_ALL=C: bytes), its program given each field's number as
-# f_NAME ($f_state is the upgrade state), and S_STATE, each upgrade state's
-# value ($S_DONE), as awk variables.
+# record_awk ARGS...: awk ARGS (LC_ALL=C: bytes), its program given each
+# field's number as f_NAME ($f_state is the upgrade state) and each upgrade
+# state by its name (S_DONE), as awk variables.
 record_awk() {
 	# shellcheck disable=SC2086 # the -v words
 	LC_ALL=C awk $gpudrv_rv -v S_REQUIRED="$S_REQUIRED" -v S_CORDON="$S_CORDON" -v S_WAIT_JOBS="$S_WAIT_JOBS" \

@@ -9,8 +9,7 @@ default_matrix=/etc/gpudrv/support-matrix.csv
 # usage, naming OPTION.
 seconds() {
 	secs "$1" 0 && return 0
-	say "$2 takes seconds (300, 300s, 5m, 1h), not '$1'"
-	usage
+	misuse "$2 takes seconds (300, 300s, 5m, 1h), not '$1'"
 }
 # --- options: one way for every script ---
 # Each script reads its options so, every option with a short and a long
@@ -106,8 +105,7 @@ gpudrv_word() {
 # the loop is at: "$@") has a value after it.
 need_arg() {
 	[ $# -ge 2 ] && return 0
-	say "$1 takes a value"
-	usage
+	misuse "$1 takes a value"
 }
 
 # other_option OPTION: an option the script's loop does not take: -h or
@@ -221,7 +219,7 @@ upgrade_option() {
 	case $1 in
 	-t | --drain-timeout)
 		drain_timeout=$(seconds "$2" "$1") || finish 2
-		[ "$drain_timeout" -gt 0 ] || { say "the drain timeout must be at least 1 second" && usage; }
+		[ "$drain_timeout" -gt 0 ] || { misuse "the drain timeout must be at least 1 second"; }
 		;;
 	-g | --validate-timeout) validate_timeout=$(seconds "$2" "$1") || finish 2 ;;
 	-w | --budget-wait) budget_wait=$(seconds "$2" "$1") || finish 2 ;;
@@ -265,14 +263,12 @@ policy_check() {
 		printf '{"kind":"List","apiVersion":"v1","items":[]}\n' |
 			"$upgrade_policy" "$@" - 2>&1 >/dev/null
 	) && return 0
-	say "${gpudrv_pc#upgrade-policy: }"
-	usage
+	misuse "${gpudrv_pc#upgrade-policy: }"
 }
 # upgrade_options_end: the usage when -J came without -j.
 upgrade_options_end() {
 	[ -z "$wait_timeout" ] || [ -n "$wait_sel" ] && return 0
-	say "-J is how long to wait for the pods -j selects: give -j too"
-	usage
+	misuse "-J is how long to wait for the pods -j selects: give -j too"
 }
 
 
@@ -280,12 +276,10 @@ upgrade_options_end() {
 # checked together (the usage when they clash); repo without docker://.
 image_source() {
 	if [ -n "$repo" ] && [ -n "$matrix_given" ]; then
-		say "-m names a matrix, -r a registry: one or the other"
-		usage
+		misuse "-m names a matrix, -r a registry: one or the other"
 	fi
 	if [ -n "$insecure" ] && [ -z "$repo" ]; then
-		say "-I goes with -r"
-		usage
+		misuse "-I goes with -r"
 	fi
 	case $repo in docker://*) repo=${repo#docker://} ;; esac
 	case $repo in

@@ -52,6 +52,11 @@ usage() {
 	printf '%s\n' "$usage_line" >&2 || :
 	finish 2
 }
+# misuse WORDS...: WORDS said, then the usage (a misused option).
+misuse() {
+	say "$@"
+	usage
+}
 show_usage() {
 	printf '%s\n' "$usage_line" 2>/dev/null || die "cannot write to standard output"
 	finish 0
