@@ -88,7 +88,7 @@ static void
 read_pods(const char *path, struct known *k)
 {
 	struct lines l;
-	char *s, *f[7], key[600], val[600];
+	char *s, *f[7], *key, *val;
 
 	lines_open(&l, path);
 	while ((s = lines_next(&l, NULL)) != NULL) {
@@ -96,9 +96,11 @@ read_pods(const char *path, struct known *k)
 			die("%s:%zu: not a role and a pdb-check -p line", l.name, l.lineno);
 		if (strcmp(f[1], "-") == 0)
 			continue; /* not scheduled */
-		snprintf(key, sizeof key, "%s %s", f[0], f[1]);
-		snprintf(val, sizeof val, "%s %s %s %s", f[2], f[3], f[4], f[5]);
+		key = xsprintf("%s %s", f[0], f[1]);
+		val = xsprintf("%s %s %s %s", f[2], f[3], f[4], f[5]);
 		map_put(&k->pods, key, val);
+		free(key);
+		free(val);
 	}
 	lines_close(&l);
 }
@@ -106,10 +108,11 @@ read_pods(const char *path, struct known *k)
 static const char *
 pod_of(const struct known *k, const char *role, const char *node)
 {
-	char key[600];
+	char *key = xsprintf("%s %s", role, node);
+	const char *pod = map_get(&k->pods, key);
 
-	snprintf(key, sizeof key, "%s %s", role, node);
-	return map_get(&k->pods, key);
+	free(key);
+	return pod;
 }
 
 /* A duration for people: 45s, 3m20s, 2h5m, 1d4h. */
@@ -129,41 +132,35 @@ age(long long s, char *buf, size_t n)
 	return buf;
 }
 
-/* "ns/name is Running, Ready, 3 restarts" of a pod's words. */
-static const char *
-pod_words(const char *pod, char *buf, size_t n)
+/* "ns/name is Running, Ready, 3 restarts" of a pod's words (free it). */
+static char *
+pod_words(const char *pod)
 {
-	char p[600], *w[5];
-	long restarts = 0;
-	char *end;
+	char *p = xstrndup(pod, strlen(pod)), *w[5], *end, *s;
+	long restarts;
 
-	snprintf(p, sizeof p, "%s", pod);
 	if (split_fields(p, w, 5) != 4)
 		die("a pod's words are not 'ns/name phase ready restarts': %s", qstr(pod));
 	restarts = strtol(w[3], &end, 10);
 	if (*end != '\0' || end == w[3])
 		restarts = 0; /* "-": not known */
-	if (restarts > 0)
-		snprintf(buf, n, "%s is %s, %s, %ld restarts", w[0],
-		    strcmp(w[1], "-") == 0 ? "not started" : w[1],
-		    strcmp(w[2], "True") == 0 ? "Ready" : "not Ready", restarts);
-	else
-		snprintf(buf, n, "%s is %s, %s", w[0], strcmp(w[1], "-") == 0 ? "not started" : w[1],
-		    strcmp(w[2], "True") == 0 ? "Ready" : "not Ready");
-	return buf;
+	s = xsprintf(restarts > 0 ? "%s is %s, %s, %ld restarts" : "%s is %s, %s", w[0],
+	    strcmp(w[1], "-") == 0 ? "not started" : w[1],
+	    strcmp(w[2], "True") == 0 ? "Ready" : "not Ready", restarts);
+	free(p);
+	return s;
 }
 
-/* "kubectl -n NS logs NAME" of a pod's words. */
-static const char *
-logs_of(const char *pod, char *buf, size_t n)
+/* "kubectl -n NS logs NAME" of a pod's words (free it). */
+static char *
+logs_of(const char *pod)
 {
 	const char *slash = strchr(pod, '/'), *sp = strchr(pod, ' ');
 
 	if (slash == NULL || sp == NULL || sp < slash)
 		die("a pod's words do not start with ns/name: %s", qstr(pod));
-	snprintf(buf, n, "kubectl -n %.*s logs %.*s", (int)(slash - pod), pod,
+	return xsprintf("kubectl -n %.*s logs %.*s", (int)(slash - pod), pod,
 	    (int)(sp - slash - 1), slash + 1);
-	return buf;
 }
 
 /* The states the GPU Operator counts as under way (maxParallelUpgrades). */
@@ -189,7 +186,7 @@ struct why {
 	long long since, secs;   /* when its state began, how long ago; -1: not known */
 	char from[32];           /* how since is known, or "-" */
 	const char *wait;
-	char why[1600], fix[700];
+	char *why, *fix;         /* allocated: a refusal quoted can be long */
 };
 
 /* The fleet's counts the slot's words need. */
@@ -205,7 +202,7 @@ diagnose(char **f, const struct known *k, const struct fleet *fl, long long now,
 	const char *who = is(by, "-") ? "someone" : by;
 	const char *drv = pod_of(k, "driver", n), *val = pod_of(k, "validator", n);
 	int cordoned = is(f[RF_CORDON], "cordoned");
-	char *colon, w1[800], w2[800], buf[32];
+	char *colon, *w1, *w2, buf[32];
 
 	d->since = -1;
 	strcpy(d->from, "-");
@@ -226,11 +223,10 @@ diagnose(char **f, const struct known *k, const struct fleet *fl, long long now,
 	/* a start in the future (clocks apart) is no time yet */
 	d->secs = d->since < 0 ? -1 : now - d->since < 0 ? 0 : now - d->since;
 	d->wait = "-";
-	strcpy(d->why, "-");
-	strcpy(d->fix, "-");
+	d->why = d->fix = NULL;
 
-#define WHY(...) snprintf(d->why, sizeof d->why, __VA_ARGS__)
-#define FIX(...) snprintf(d->fix, sizeof d->fix, __VA_ARGS__)
+#define WHY(...) (d->why = xsprintf(__VA_ARGS__))
+#define FIX(...) (d->fix = xsprintf(__VA_ARGS__))
 	if (is(f[RF_SKIP], "skip")) {
 		d->wait = "skip";
 		WHY("labelled %s=true: neither the GPU Operator nor gpudrv upgrades it", L_SKIP);
@@ -311,27 +307,34 @@ diagnose(char **f, const struct known *k, const struct fleet *fl, long long now,
 			WHY("waits for a driver pod on it: there is none (app.kubernetes.io/component=nvidia-driver)");
 			FIX("kubectl -n gpu-operator get daemonsets: is the driver scheduled there?");
 		} else {
-			WHY("waits for the new driver pod: %s", pod_words(drv, w1, sizeof w1));
-			FIX("%s (past 10 restarts the operator fails it)", logs_of(drv, w2, sizeof w2));
+			w1 = pod_words(drv);
+			w2 = logs_of(drv);
+			WHY("waits for the new driver pod: %s", w1);
+			FIX("%s (past 10 restarts the operator fails it)", w2);
+			free(w1);
+			free(w2);
 		}
 	} else if (is(state, S_VALIDATION)) {
 		d->wait = "validator";
-		if (is(d->from, "validation"))
-			snprintf(w2, sizeof w2, "; the operator fails it 600 s after its start, %s%s",
-			    d->secs >= 600 ? "past" : "in ", d->secs >= 600 ? "" : age(600 - d->secs, buf, sizeof buf));
-		else
-			*w2 = '\0';
+		w2 = !is(d->from, "validation") ? xstrndup("", 0) :
+		    xsprintf("; the operator fails it 600 s after its start, %s%s", d->secs >= 600 ? "past" : "in ",
+			d->secs >= 600 ? "" : age(600 - d->secs, buf, sizeof buf));
 		if (val == NULL) {
 			WHY("waits for a validator pod on it: there is none (app=nvidia-operator-validator)%s", w2);
 			FIX("kubectl -n gpu-operator get daemonsets: is the validator scheduled there?");
 		} else {
-			WHY("waits for the validator: %s%s", pod_words(val, w1, sizeof w1), w2);
-			FIX("%s", logs_of(val, w1, sizeof w1));
+			w1 = pod_words(val);
+			WHY("waits for the validator: %s%s", w1, w2);
+			free(w1);
+			FIX("%s", w1 = logs_of(val));
+			free(w1);
 		}
+		free(w2);
 	} else if (is(state, S_FAILED)) {
 		d->wait = "failed";
-		WHY("its upgrade failed; the operator moves it on once its driver pod is Ready and current (%s)",
-		    drv == NULL ? "none on it" : pod_words(drv, w1, sizeof w1));
+		w1 = drv == NULL ? xsprintf("none on it") : pod_words(drv);
+		WHY("its upgrade failed; the operator moves it on once its driver pod is Ready and current (%s)", w1);
+		free(w1);
 		FIX("find why (kubectl describe node %s; the driver pod), then: kubectl label node %s %s=%s --overwrite",
 		    n, n, L_STATE, S_REQUIRED);
 	} else {
@@ -512,10 +515,12 @@ main(int argc, char **argv)
 		} else {
 			printf("%s %s %s %s %s %s %s", f[RF_NODE], f[RF_STATE], f[RF_CORDON], d.shown,
 			    d.img, d.secs < 0 ? "-" : age(d.secs, buf, sizeof buf), d.wait);
-			if (!is(d.why, "-"))
+			if (d.why != NULL)
 				printf(" %s; fix: %s", d.why, d.fix);
 			putchar('\n');
 		}
+		free(d.why);
+		free(d.fix);
 	}
 	if (json)
 		printf("\n]\n");

@@ -201,6 +201,26 @@ xgrow(void *p, size_t *cap, size_t n, size_t first, size_t size)
 	return xrealloc(p, *cap * size);
 }
 
+/* A string printf makes, in memory of its own size (free it). */
+char *
+xsprintf(const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+	char *s;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		die("cannot format a message");
+	s = xmalloc((size_t)n + 1);
+	va_start(ap, fmt);
+	vsnprintf(s, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	return s;
+}
+
 char *
 xstrndup(const char *s, size_t n)
 {

@@ -33,6 +33,7 @@ void *xrealloc(void *p, size_t n);
 /* p, an array of *cap elements of size bytes, made to hold n + 1: doubled, or first. */
 void *xgrow(void *p, size_t *cap, size_t n, size_t first, size_t size);
 char *xstrndup(const char *s, size_t n);
+char *xsprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2))); /* allocated */
 
 /* input.c: whole input, or a chunk at a time; the format, told from the content. */
 struct input {

@@ -18,7 +18,7 @@ command -v afl-fuzz >/dev/null 2>&1 || {
 # An instrumented build with AddressSanitizer and UBSan, apart from bin/.
 build=$out/build
 rm -rf "$build" && mkdir -p "$build"
-cp -R "$root/Makefile" "$root/cmd" "$root/common" "$root/sh" "$root/.ci" "$build/"
+cp -R "$root/Makefile" "$root/VERSION" "$root/cmd" "$root/common" "$root/sh" "$root/.ci" "$build/"
 # The checkout's own objects must not stand in for instrumented ones: copied
 # after their sources, they would look up to date, and the shared code would
 # run without coverage feedback or sanitizers.

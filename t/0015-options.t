@@ -1,5 +1,5 @@
 #!/bin/sh
-# Every script reads its options one way (gpudrv-lib.sh's gpudrv_opts, then
+# Every script reads its options one way (sh/lib/options.sh's gpudrv_opts, then
 # one while/case loop): flags bundled (-LN), a value attached (-t0) or after
 # =  (--drain-timeout=5m), a missing value named, an unknown option named,
 # -- ending the options; each a usage error (exit 2) before any request.

@@ -1,9 +1,9 @@
 #!/bin/sh
 # states-fmt: each wait drv-states.sh names, from labels2tag -F records and
 # the audit, the budgets' refusals and the GPU Operator's pods beside them
-# (t/data/states: a node a branch, the outputs drv-states.sh's own awk
-# printed before states-fmt took its place); JSON a reader parses; bad
-# input refused, exit 2, nothing printed.
+# (t/data/states: a node a branch, long lines, and the outputs drv-states.sh's
+# own awk printed before states-fmt took its place); JSON a reader parses;
+# bad input refused, exit 2, nothing printed.
 . "$(dirname "$0")/lib.sh"
 
 S=$DATA/states
@@ -25,6 +25,12 @@ t_rc 0 "which a JSON reader reads"
 cp out whole.out
 t_run sh -c "grep -o '\"node\":\"[^\"]*\"' whole.out | wc -l"
 t_out "every node in it" 16
+
+# A refusal of 2.6 KB (80 pods a budget holds) and a pod whose phase is
+# 340 letters are quoted whole.
+t_run states-fmt -n 1764790000 -a "$S/audit" -d "$S/longdraws" -p "$S/longpods" "$S/rec"
+t_rc 0 "long lines"
+t_cmp "quoted whole, as drv-states.sh's awk quoted them" "$S/long.out" out
 
 # Without -a no image is known; without -d nothing refuses; without -p no pod.
 t_run states-fmt -n 1764790000 "$S/rec"

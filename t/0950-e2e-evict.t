@@ -12,7 +12,9 @@
 # to False; kwok's pod-ready stage only selects Pending pods, so it stays).
 # All scenarios of a seed are created at once, waited for together (pods
 # Running, budgets' status.observedGeneration = metadata.generation or their
-# sync failed for good, and two reads 2 s apart the same), then
+# sync failed for good, and two reads 5 s apart the same: the disruption
+# controller may take seconds to count a pod made unready, and a budget's
+# status shows no sign of it until it has), then
 #
 # 1. one snapshot (kubectl get pdb,pods -A -o json) between two reads of the
 #    scenarios' budgets and pods; pdb-check -s NODE snapshot; a server-side
@@ -630,8 +632,8 @@ for seed in $SEEDS; do
 	grep -v ' 200$' patched | t_diag
 
 	# shellcheck disable=SC2086 # one argument per scenario
-	ev_wait 180 quiet 2 $SIDS
-	t_ok $? "seed $seed: quiet: unready pods stay unready, budgets computed, nothing changes in 2s"
+	ev_wait 180 quiet 5 $SIDS
+	t_ok $? "seed $seed: quiet: unready pods stay unready, budgets computed, nothing changes in 5s"
 	[ ! -s why ] || head -n 20 why | t_diag
 	ev_lap unready+quiet
 
@@ -645,7 +647,7 @@ for seed in $SEEDS; do
 		[ -n "$pending" ] || break
 		echo "seed $seed: changed during the dry-runs (attempt $attempt), again: $pending" | t_diag
 		# shellcheck disable=SC2086 # one argument per scenario
-		ev_wait 60 quiet 2 $pending || :
+		ev_wait 60 quiet 5 $pending || :
 	done
 	ev_verdicts dry ev_cmp_dry "dry-run evictions agree" "$seed"
 	tr ' ' '\n' <"$G/outcomes" | awk -F= 'NF == 2 { n[$1] += $2 } END { for (k in n) printf "%s=%d ", k, n[k]; printf "\n" }' |
@@ -663,7 +665,7 @@ for seed in $SEEDS; do
 		[ -n "$pending" ] || break
 		echo "seed $seed: changed before the real evictions (attempt $attempt), again: $pending" | t_diag
 		# shellcheck disable=SC2086 # one argument per scenario
-		ev_wait 60 quiet 2 $pending || :
+		ev_wait 60 quiet 5 $pending || :
 	done
 	ev_lap snapshot
 	P=$G/real

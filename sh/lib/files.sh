@@ -1,6 +1,6 @@
 # files.sh: files replaced whole, never in part, and the Prometheus text
 # they may hold (POSIX sh; sourced after runtime.sh): drv-audit.sh -p,
-# drv-rollout.sh -M, drv-kubeconfig.sh.
+# drv-rollout.sh -M, drv-upgrade.sh -d, drv-kubeconfig.sh.
 # shellcheck shell=sh disable=SC2154,SC2034 # the caller's variables, set or read here
 
 # writable FILE: 0 when FILE can be replaced (by a rename in its directory);

@@ -1,7 +1,7 @@
 # runtime.sh: how a gpudrv script runs (POSIX sh; sourced first, never
 # run): its messages, its exits, the signals, the deadline, the commands it
 # waits for, its temporary directory.  Installed in $(PREFIX)/lib/gpudrv
-# with the rest of the library (lib/README says which file holds what).
+# with the rest of the library (HACKING.md says which file holds what).
 # The script sets prog, usage_line and lib (../lib/gpudrv from its own
 # directory) first, and may redefine abort after.
 #
