@@ -1,8 +1,8 @@
 /*
  * Strict JSON, a chunk at a time.  Every byte is checked (RFC 8259 grammar,
  * string escapes, cJSON's surrogate rules), but only the members the keeper
- * (keep.c) keeps are copied out and handed to cJSON; the rest
- * (status.images, ...) is skipped.
+ * (keep.c) keeps are built into cJSON items, as cJSON's parser would have
+ * built them; the rest (status.images, ...) is skipped.
  *
  * Newlines are counted while skipping white space: anywhere else a raw newline
  * is an error, so the count is exact at every error.
@@ -25,6 +25,12 @@ struct js {
 	const char *cfrom;
 	char *cbuf;
 	size_t clen, ccap;
+	int building;        /* building the value that starts at input offset vstart */
+	size_t vstart;
+	int unread;          /* it holds a number cJSON's parser would not have read */
+	size_t escapes;      /* backslashes met in strings so far */
+	const char *key;     /* the key of the member whose value comes next (in cbuf) */
+	size_t keylen;
 	const struct scan *sc;
 };
 
@@ -54,11 +60,24 @@ jbad(struct js *s, const char *p)
 #define CAPTURE_MAX 65536
 
 static void
-cappend(struct js *s, const char *from, size_t n)
+too_long(const struct js *s, size_t n)
 {
-	if (s->clen + n > CAPTURE_MAX)
+	if (n > CAPTURE_MAX)
 		die("%s:%zu: a key or value gpudrv reads is over %d bytes: not kubectl output",
 		    s->r->name, s->line, CAPTURE_MAX);
+}
+
+/* The input offset of s->p. */
+static size_t
+offset(const struct js *s)
+{
+	return s->r->off + (size_t)(s->p - s->r->buf);
+}
+
+static void
+cappend(struct js *s, const char *from, size_t n)
+{
+	too_long(s, s->clen + n);
 	if (s->clen + n + 1 > s->ccap) {
 		while (s->clen + n + 1 > s->ccap)
 			s->ccap = s->ccap ? s->ccap * 2 : 4096;
@@ -77,6 +96,8 @@ jfill(struct js *s)
 		cappend(s, s->cfrom, (size_t)(s->e - s->cfrom));
 		s->cfrom = s->r->buf;
 	}
+	if (s->building)
+		too_long(s, s->r->off + s->r->len - s->vstart);
 	reader_next(s->r);
 	s->p = s->r->buf;
 	s->e = s->r->buf + s->r->len;
@@ -193,6 +214,7 @@ jesc(struct js *s)
 {
 	unsigned u;
 
+	s->escapes++;
 	switch (jget(s)) {
 	case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
 		return;
@@ -365,17 +387,60 @@ jdeeper(struct js *s)
 	s->p++;
 }
 
+/* The token at s->p, checked by scan, copied into s->cbuf (s->clen bytes). */
+static void
+jtext(struct js *s, void (*scan)(struct js *))
+{
+	s->capturing = 1;
+	s->cfrom = s->p;
+	s->clen = 0;
+	scan(s);
+	cappend(s, s->cfrom, (size_t)(s->p - s->cfrom));
+	s->capturing = 0;
+}
+
+static void
+jquoted(struct js *s)
+{
+	s->p++;
+	jstr(s);
+}
+
+/*
+ * The string at s->p, checked and decoded as cJSON decodes it (escapes; a
+ * \u0000 would end it), in s->cbuf: its bytes returned, their number in *n.
+ */
+static const char *
+jstring(struct js *s, size_t *n)
+{
+	size_t escapes = s->escapes;
+	cJSON *dec;
+
+	jtext(s, jquoted);
+	if (s->escapes == escapes) {
+		s->cbuf[s->clen - 1] = '\0';
+		*n = s->clen - 2;
+		return s->cbuf + 1;
+	}
+	/* never longer than its literal */
+	dec = cJSON_ParseWithLength(s->cbuf, s->clen);
+	*n = cJSON_IsString(dec) ? strlen(dec->valuestring) : 0;
+	memcpy(s->cbuf, *n ? dec->valuestring : "", *n + 1);
+	cJSON_Delete(dec);
+	return s->cbuf;
+}
+
 typedef void member_fn(struct js *s, void *ctx);
 
 static void jvalue(struct js *s);
 
 /*
  * The members of the object at s->p, each value left to on() (which must
- * consume it); with kp, each key, decoded as cJSON would (escapes; a \u0000
- * ends it), first given to the keeper.  on NULL: skip them all.
+ * consume it); with keyed, each key decoded first into s->key and
+ * s->keylen.  on NULL: skip them all.
  */
 static void
-jobject(struct js *s, struct kept *kp, member_fn *on, void *ctx)
+jobject(struct js *s, int keyed, member_fn *on, void *ctx)
 {
 	int c;
 
@@ -386,31 +451,11 @@ jobject(struct js *s, struct kept *kp, member_fn *on, void *ctx)
 	for (;;) {
 		if (c != '"')
 			jbad(s, s->p);
-		if (kp == NULL) {
-			s->p++;
-			jstr(s);
+		if (keyed) {
+			s->key = jstring(s, &s->keylen);
 		} else {
-			const char *name;
-			cJSON *dec = NULL;
-			size_t n;
-
-			s->capturing = 1;
-			s->cfrom = s->p;
-			s->clen = 0;
 			s->p++;
 			jstr(s);
-			cappend(s, s->cfrom, (size_t)(s->p - s->cfrom));
-			s->capturing = 0;
-			if (memchr(s->cbuf, '\\', s->clen) != NULL) {
-				dec = cJSON_ParseWithLength(s->cbuf, s->clen);
-				name = cJSON_IsString(dec) ? dec->valuestring : "";
-				n = strlen(name);
-			} else {
-				name = s->cbuf + 1;
-				n = s->clen - 2;
-			}
-			keep_key(kp, name, n);
-			cJSON_Delete(dec);
 		}
 		if (jnext(s) != ':')
 			jbad(s, s->p);
@@ -469,7 +514,7 @@ jvalue(struct js *s)
 
 	switch (c) {
 	case '{':
-		jobject(s, NULL, NULL, NULL);
+		jobject(s, 0, NULL, NULL);
 		return;
 	case '[':
 		if (jarray_first(s))
@@ -499,78 +544,105 @@ jvalue(struct js *s)
 	}
 }
 
-static const char *
-skip_space(const char *p)
+static cJSON *jbuild(struct js *s, int nested);
+
+/* A member of an object being built: the child gets the key, as in cJSON's parser. */
+static void
+build_member(struct js *s, void *ctx)
 {
-	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
-		p++;
-	return p;
+	char *key = xstrndup(s->key, s->keylen);
+	cJSON *v = jbuild(s, 1);
+
+	v->string = key;
+	cJSON_AddItemToArray(ctx, v);
 }
 
 /*
- * cJSON keeps a number as a double only, so 1.0 and 1e0 would read as the
- * integer 1: each number item gets its literal, as written, in its
- * valuestring (cJSON_Delete frees it, cJSON_Duplicate copies it), and
- * access.c takes only an integer literal for an integer.  p is the text
- * cJSON parsed into v, already checked by the scanner; the end of v's text
- * is returned.  The recursion is as deep as the nesting (DEPTH_MAX).
+ * A number as cJSON's parser reads it, parsed by cJSON from its literal.  A
+ * cJSON that reads less than the whole literal (before Debian's fix of
+ * CVE-2023-26819, 63 bytes at most) would have stopped there inside a value
+ * and failed, so the value is refused (unread); a number that is the whole
+ * value it reads as far as it goes, as before.  cJSON keeps a number as a
+ * double only, so 1.0 and 1e0 would read as the integer 1: each number item
+ * gets its literal, as written, in its valuestring (cJSON_Delete frees it,
+ * cJSON_Duplicate copies it), and access.c takes only an integer literal for
+ * an integer.
  */
-static const char *
-num_texts(cJSON *v, const char *p)
+static cJSON *
+jnumber(struct js *s, int nested)
 {
-	const char *q;
-	cJSON *c;
-	int close;
+	const char *end = NULL;
+	cJSON *v;
 
-	p = skip_space(p);
-	switch (*p) {
-	case '{': case '[':
-		close = *p == '{' ? '}' : ']';
-		p = skip_space(p + 1);
-		for (c = v->child; *p != close; c = c->next) {
-			if (close == '}') {
-				p = num_texts(NULL, p);        /* the key */
-				p = skip_space(p) + 1;         /* ':' */
-			}
-			p = skip_space(num_texts(c, p));
-			if (*p == ',')
-				p = skip_space(p + 1);
-		}
-		return p + 1;
-	case '"':
-		for (p++; *p != '"'; p++)
-			if (*p == '\\')
-				p++;
-		return p + 1;
-	case 't': case 'n':
-		return p + 4;
-	case 'f':
-		return p + 5;
-	}
-	for (q = p; *q != '\0' && strchr("+-.0123456789eE", *q) != NULL; q++)
-		;
-	if (cJSON_IsNumber(v) && v->valuestring == NULL)
-		v->valuestring = xstrndup(p, (size_t)(q - p));
-	return q;
+	jtext(s, jnum);
+	v = cJSON_ParseWithLengthOpts(s->cbuf, s->clen, &end, 0);
+	if (v == NULL || (nested && end != s->cbuf + s->clen))
+		s->unread = 1;
+	if (v == NULL)
+		v = cJSON_CreateNull();
+	else
+		v->valuestring = xstrndup(s->cbuf, s->clen);
+	return v;
 }
 
-/* One value, checked, copied out and given to cJSON. */
+/* One value, checked and built as cJSON's parser would have built it. */
+static cJSON *
+jbuild(struct js *s, int nested)
+{
+	const char *str;
+	size_t n;
+	cJSON *v;
+	int c = jnext(s);
+
+	switch (c) {
+	case '{':
+		v = cJSON_CreateObject();
+		jobject(s, 1, build_member, v);
+		return v;
+	case '[':
+		v = cJSON_CreateArray();
+		if (jarray_first(s))
+			do
+				cJSON_AddItemToArray(v, jbuild(s, 1));
+			while (jarray_more(s));
+		return v;
+	case '"':
+		str = jstring(s, &n);
+		return cJSON_CreateString(str);
+	case 't':
+		jlit(s, "true");
+		return cJSON_CreateTrue();
+	case 'f':
+		jlit(s, "false");
+		return cJSON_CreateFalse();
+	case 'n':
+		jlit(s, "null");
+		return cJSON_CreateNull();
+	}
+	if (c != '-' && !digit(c))
+		jbad(s, s->p);
+	return jnumber(s, nested);
+}
+
+/*
+ * The value a kept key holds, checked and built as cJSON's parser would
+ * have read its text: no longer than CAPTURE_MAX, and no key in it given
+ * twice.
+ */
 static cJSON *
 jcapture(struct js *s)
 {
 	cJSON *v;
 
 	jnext(s);
-	s->capturing = 1;
-	s->cfrom = s->p;
-	s->clen = 0;
-	jvalue(s);
-	cappend(s, s->cfrom, (size_t)(s->p - s->cfrom));
-	s->capturing = 0;
-	v = cJSON_ParseWithLengthOpts(s->cbuf, s->clen, NULL, 0);
-	if (v == NULL)
+	s->building = 1;
+	s->vstart = offset(s);
+	s->unread = 0;
+	v = jbuild(s, 0);
+	s->building = 0;
+	too_long(s, offset(s) - s->vstart);
+	if (s->unread)
 		die("%s: JSON that cJSON does not read (line %zu)", s->r->name, s->line);
-	num_texts(v, s->cbuf);
 	tree_dups(v, s->r->name);
 	return v;
 }
@@ -589,7 +661,7 @@ jcount(struct js *s)
 	double n = 0;
 
 	if (jnext(s) == '{') {
-		jobject(s, NULL, count_member, &n);
+		jobject(s, 0, count_member, &n);
 	} else if (jnext(s) == '[') {
 		if (jarray_first(s))
 			do {
@@ -611,7 +683,10 @@ kept_member(struct js *s, void *ctx)
 	const char *kind;
 	cJSON *list;
 	size_t i = 0;
-	int c = jnext(s);
+	int c;
+
+	keep_key(kp, s->key, s->keylen);
+	c = jnext(s);
 
 	switch (keep_how(kp, c == '{', c == '[', s->r->name)) {
 	case KEEP_NONE:
@@ -625,7 +700,7 @@ kept_member(struct js *s, void *ctx)
 		return;
 	case KEEP_OBJECT:
 		keep_open(&sub, kp->at->sub, 0);
-		jobject(s, &sub, kept_member, &sub);
+		jobject(s, 1, kept_member, &sub);
 		keep_put(kp, sub.obj);
 		return;
 	case KEEP_ITEMS:
@@ -634,7 +709,7 @@ kept_member(struct js *s, void *ctx)
 			do {
 				if (jnext(s) == '{') {
 					keep_open(&sub, s->sc->item, 0);
-					jobject(s, &sub, kept_member, &sub);
+					jobject(s, 1, kept_member, &sub);
 				} else {
 					sub.obj = jcapture(s);
 				}
@@ -649,7 +724,7 @@ kept_member(struct js *s, void *ctx)
 			do {
 				if (jnext(s) == '{') {
 					keep_open(&sub, each, 0);
-					jobject(s, &sub, kept_member, &sub);
+					jobject(s, 1, kept_member, &sub);
 				} else {
 					sub.obj = jcapture(s);
 				}
@@ -702,7 +777,7 @@ json_stream(struct reader *r, const struct scan *sc)
 		top.obj = NULL;
 		if (jnext(&s) == '{') {
 			keep_open(&top, sc->top, 1);
-			jobject(&s, &top, kept_member, &top);
+			jobject(&s, 1, kept_member, &top);
 		} else {
 			jvalue(&s);
 		}
