@@ -57,6 +57,7 @@ enum { H_LIST, H_TYPED };
 struct dstate {
 	const struct doc_reader *dr;
 	const char *name;
+	char what[160];      /* what an item must be (noun), made once */
 	char fault[2][1024]; /* the first fault if the list is a List, a typed list; "" none */
 	size_t given;        /* items given for this document */
 	int trouble;         /* a watch reported an error */
@@ -149,14 +150,13 @@ on_item(const struct scan *sc, const cJSON *it, size_t i, const char *listkind)
 	const char *k = j_str(it, "kind");
 	int typed = listkind != NULL ? one_of(listkind, dr->lists) : -1;
 	struct item item = { NULL, NULL, 0, 1, NULL };
-	char what[160];
+	const char *what = st->what;
 
 	/* a single object's or a wrong kind's "items" are not items */
 	if (listkind != NULL && typed < 0 && strcmp(listkind, "List") != 0)
 		return;
 	if (st->fault[H_TYPED][0] != '\0')
 		return;
-	noun(dr, what, sizeof what);
 	if (!cJSON_IsObject(it)) {
 		fault(st, 0, "item %zu is %s, not %s", i, j_type(it), what);
 		return;
@@ -226,9 +226,7 @@ on_event(struct dstate *st, const cJSON *top, const char *type)
 	const cJSON *obj = j_get(top, "object");
 	const char *k = j_str(obj, "kind");
 	struct item item = { obj, k, 0, 0, type };
-	char what[160];
 
-	noun(dr, what, sizeof what);
 	if (strcmp(type, "BOOKMARK") == 0)
 		return;
 	if (strcmp(type, "ERROR") == 0 || (k != NULL && strcmp(k, "Status") == 0)) {
@@ -245,7 +243,7 @@ on_event(struct dstate *st, const cJSON *top, const char *type)
 		die("%s: a watch event (%s) whose object is %s", st->name, type, j_type(obj));
 	if (one_of(k, dr->kinds) < 0)
 		die("%s: a watch event (%s) of %s, not %s", st->name, type,
-		    k ? qstr(k) : "an object with no kind", what);
+		    k ? qstr(k) : "an object with no kind", st->what);
 	give(st, &item);
 	if (st->fault[H_LIST][0] != '\0')
 		die("%s", st->fault[H_LIST]);
@@ -334,6 +332,7 @@ doc_each(const char *path, const struct doc_reader *dr)
 
 	memset(&st, 0, sizeof st);
 	st.dr = dr;
+	noun(dr, st.what, sizeof st.what);
 	/* The top level keeps what an item keeps (it may be one), with a list's
 	 * paging members in its metadata, and what lists, watch events and a
 	 * Status have; an event's object, what an item keeps and what a Status
