@@ -16,6 +16,31 @@
 const struct kspec KS_COUNT[1] = { { NULL, NULL } };
 const char KS_EACH[] = "";
 
+/* The first key of obj given twice (in member order) is an error. */
+static void
+member_dups(const cJSON *obj, const char *name)
+{
+	const cJSON *c, *d;
+	struct strset *seen;
+	int n = 0;
+
+	for (c = obj->child; c != NULL && n <= 16; c = c->next)
+		n++;
+	if (n > 16) {
+		/* large objects through a hash set, small ones pairwise */
+		seen = strset_new();
+		for (c = obj->child; c != NULL; c = c->next)
+			if (strset_add(seen, c->string, 1) != 0)
+				die("%s: duplicate key %s", name, qstr(c->string));
+		strset_free(seen);
+		return;
+	}
+	for (c = obj->child; c != NULL; c = c->next)
+		for (d = obj->child; d != c; d = d->next)
+			if (d->string[0] == c->string[0] && strcmp(d->string, c->string) == 0)
+				die("%s: duplicate key %s", name, qstr(c->string));
+}
+
 /*
  * A key given twice in one object anywhere in a tree: cJSON keeps both and
  * finds the first, Go's decoder (the API server's) takes the last.  Either
@@ -26,25 +51,13 @@ const char KS_EACH[] = "";
 void
 tree_dups(const cJSON *root, const char *name)
 {
-	const cJSON *up[KEEP_DEPTH + 2], *n = root, *c, *d;
-	struct strset *seen;
+	const cJSON *up[KEEP_DEPTH + 2], *n = root;
 	int depth = 0;
 
 	for (;;) {
-		if (cJSON_IsObject(n) && cJSON_GetArraySize(n) > 16) {
-			/* large objects through a hash set, small ones pairwise */
-			seen = strset_new();
-			for (c = n->child; c != NULL; c = c->next)
-				if (strset_add(seen, c->string, 1) != 0)
-					die("%s: duplicate key %s", name, qstr(c->string));
-			strset_free(seen);
-		} else if (cJSON_IsObject(n)) {
-			for (c = n->child; c != NULL; c = c->next)
-				for (d = n->child; d != c; d = d->next)
-					if (strcmp(d->string, c->string) == 0)
-						die("%s: duplicate key %s", name, qstr(c->string));
-		}
-		if ((cJSON_IsObject(n) || cJSON_IsArray(n)) && n->child != NULL) {
+		if (cJSON_IsObject(n))
+			member_dups(n, name);
+		if (n->child != NULL && (cJSON_IsObject(n) || cJSON_IsArray(n))) {
 			up[depth++] = n;
 			n = n->child;
 			continue;
