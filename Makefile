@@ -77,11 +77,12 @@ bin/kubectl-gpudrv: sh/kubectl-gpudrv
 	cp sh/kubectl-gpudrv $@
 	chmod +x $@
 
-# prove, JOBS test files at once, the longest (the fault table, five
-# minutes) first, so that the rest fill the other slots meanwhile.
+# prove, JOBS test files at once, the longest (the fault table's three
+# parts, minutes each) first, so that the rest fill the other slots
+# meanwhile.
 JOBS  = 2
 PROVE = prove -j$(JOBS) $(PROVE_FLAGS)
-SLOW  = t/0620-fault-table.t
+SLOW  = t/0620-fault-table.t t/0621-fault-table-upgrade.t t/0622-fault-table-rollout.t
 slow_first = $(filter $(SLOW),$(1)) $(filter-out $(SLOW),$(1))
 E2E   = $(sort $(wildcard t/09*.t))
 UNIT  = $(call slow_first,$(filter-out $(E2E),$(sort $(wildcard t/*.t))))
@@ -123,7 +124,7 @@ check-asan:
 # The tests in which a filter runs under valgrind (leaks and invalid accesses
 # fail): GPUDRV_VALGRIND=1 puts a valgrind wrapper of each first on PATH,
 # which the filters' own tests call, and the scripts that run alone in a
-# folder of their own (t/0330, t/04*, t/0620); a script run from bin/ finds
+# folder of their own (t/0330, t/04*, t/0622); a script run from bin/ finds
 # the bare filters beside it, so the other tests would only run again as
 # they did in make check.
 VG_TESTS = $(call slow_first,$(sort $(wildcard t/01*.t t/02*.t t/0330-*.t t/0367-*.t t/04*.t t/05*.t t/06*.t)))

@@ -1,0 +1,165 @@
+# t/fault-table.sh: the fault table's kit, sourced after t/lib.sh by
+# t/0620-fault-table.t (the read-only scripts), t/0621-fault-table-upgrade.t
+# and t/0622-fault-table-rollout.t: the table is one, cut in three so that
+# make runs its parts side by side.
+#
+# The fault table: every script against a kubectl that, for each answer in
+# turn (the Nth GET or write of a clean run's; a write, drv-upgrade.sh's
+# merge patch, is made and its answer, the node after it, replaced),
+# answers exit 0 with an empty body, a Status, a watch's ERROR event, the
+# real answer cut in half, a list of another kind, or (where the answer is a
+# list) one page of it, metadata.continue set.  Each run must exit 2 (a
+# poll that tries again, or the audit after a finished upgrade, say so and
+# go on: the table says where), print no OK, and make no write after the
+# fault but those that put a node back (its uncordon, its state to
+# upgrade-failed or as it was) and the release of the rollout's lease;
+# checked from the calls the API received.
+
+S=nvidia.com/gpu-driver-upgrade-state
+NEW=550.90.07
+{ cat "$ROOT/lab/support-matrix.csv"; echo 550,5.15.0-107-generic,ubuntu22.04; } >matrix.csv
+M=$PWD/matrix.csv
+
+# The wrapper: $FAULT_INNER answers, but for the $FAULT_AT-th answer, which
+# gets $FAULT.  Every call is a line of ./calls, in order (GET n ARGS, WRITE
+# n ARGS, CALL ARGS, FAULT n); ./gets counts the answers.  A page of an
+# answer that is not a list is the answer itself, and NOFAULT n says so.
+cat >fk <<'STUB'
+#!/bin/sh
+D=$FAULT_DIR
+case " $* " in
+*" get "* | *" patch "*)
+	n=$(($(cat "$D/gets" 2>/dev/null || echo 0) + 1))
+	echo "$n" >"$D/gets"
+	kind=GET
+	case " $* " in *" patch "*) kind=WRITE ;; esac
+	echo "$kind $n $*" >>"$D/calls"
+	if [ "$n" = "${FAULT_AT:-0}" ]; then
+		echo "FAULT $n $FAULT" >>"$D/calls"
+		# A write is made; only its answer is lost.
+		[ "$kind" = GET ] || [ "$FAULT" = trunc ] || [ "$FAULT" = page ] || "$FAULT_INNER" "$@" >/dev/null 2>&1
+		case $FAULT in
+		empty) ;;
+		status) echo '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"etcdserver: request timed out","reason":"InternalError","code":500}' ;;
+		error) echo '{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old resource version: 1 (2)","reason":"Expired","code":410}}' ;;
+		trunc)
+			"$FAULT_INNER" "$@" >"$D/full" 2>/dev/null
+			head -c $(($(wc -c <"$D/full") / 2)) "$D/full"
+			;;
+		other) echo '{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"7"},"items":[]}' ;;
+		page)
+			"$FAULT_INNER" "$@" >"$D/full" 2>/dev/null
+			perl -MJSON::PP -0777 -ne '
+				my $d = eval { JSON::PP->new->decode($_) };
+				exit 1 unless ref $d eq "HASH" && ($d->{kind} // "") =~ /List$/;
+				$d->{metadata}{continue} = "eyJ2IjoibWV0YS5rOHMuaW8vdjEifQ";
+				print JSON::PP->new->canonical->encode($d), "\n"' "$D/full" || {
+				cat "$D/full"
+				echo "NOFAULT $n" >>"$D/calls"
+			}
+			;;
+		esac
+		exit 0
+	fi
+	;;
+*) echo "CALL $*" >>"$D/calls" ;;
+esac
+exec "$FAULT_INNER" "$@"
+STUB
+chmod +x fk
+FAULT_DIR=$PWD
+export FAULT_DIR
+
+# inner: what t_fake_* made ./kubectl becomes the wrapper's inner kubectl.
+inner() {
+	mv kubectl inner
+	FAULT_INNER=$PWD/inner
+	KUBECTL=$PWD/fk
+	export FAULT_INNER KUBECTL
+}
+
+# forward_writes: the calls after the fault that move things forward (not
+# a GET, not putting the node back, not an Event, not the lease's release);
+# into ./fwd.
+forward_writes() {
+	sed -n '/^FAULT /,$p' calls | sed 1d | grep -v \
+		-e '^GET ' \
+		-e '^CALL .* uncordon lab-node-1$' \
+		-e "^WRITE [0-9]* .* patch node lab-node-1 .* -p {\"metadata\":{\"labels\":{\"$S\":\"upgrade-failed\"}" \
+		-e '^CALL .* create --raw /api/v1/namespaces/default/events ' \
+		-e "^CALL .* label node lab-node-1 --overwrite $S=upgrade-failed\$" \
+		-e "^CALL .* label node lab-node-1 $S-\$" \
+		-e '^CALL .* config view ' \
+		-e '^CALL .* replace -f ' \
+		-e '^CALL .* delete lease' >fwd
+}
+
+# table NAME SETUP EXCEPT CMD...: CMD after SETUP, clean, then with each
+# fault at each of the clean run's GETs.  EXCEPT GET-ARGS prints the status
+# expected for a fault there when it is not 2, and "go" when the run may go
+# on with forward writes (a poll trying again).
+table() {
+	name=$1 setup=$2 except=$3
+	shift 3
+	rm -f calls gets
+	$setup
+	t_run "$@"
+	cp out clean.out
+	[ "$rc" -le 1 ]
+	t_ok $? "$name: a clean run (exit $rc)"
+	[ "$rc" -le 1 ] || t_diag <err
+	n=$(cat gets 2>/dev/null || echo 0)
+	cp calls clean.calls 2>/dev/null || : >clean.calls
+	i=1
+	while [ "$i" -le "$n" ]; do
+		args=$(sed -n "s/^\(GET\|WRITE\) $i //p" clean.calls)
+		want=$($except "$args")
+		faults="empty status error trunc other page"
+		# Under valgrind each GET gets one fault, in turn (GET 1 empty, GET 2
+		# a Status, ...): every GET is still met, and every fault, in a sixth
+		# of the time; the full table runs in make check and make check-asan.
+		if [ "${GPUDRV_VALGRIND:-0}" = 1 ]; then
+			case $(((i - 1) % 6)) in
+			0) faults=empty ;; 1) faults=status ;; 2) faults=error ;; 3) faults=trunc ;; 4) faults=other ;; *) faults=page ;;
+			esac
+		fi
+		for f in $faults; do
+			rm -f calls gets
+			$setup
+			FAULT_AT=$i FAULT=$f t_run "$@"
+			# A page of what is not a list is no fault.
+			! grep -qx "NOFAULT $i" calls || continue
+			case $want in
+			'') t_rc 2 "$name: answer $i ($args), $f" ;;
+			go)
+				# A poll: the answer is not used, the look is tried again.
+				t_rc 0 "$name: answer $i ($args), $f: a poll, tried again"
+				t_grep "$name: answer $i, $f: says the look failed and is tried again" err \
+					"^drv-upgrade.sh: lab-node-1: warning: cannot read the node while waiting for the driver: .*; looking again$"
+				continue
+				;;
+			*) t_rc "$want" "$name: answer $i ($args), $f: $want, and said" ;;
+			esac
+			if grep -q -e '^OK$' -e '^audit: OK$' out; then
+				t_ok 1 "$name: answer $i, $f: no OK"
+				t_diag <out
+			else
+				t_ok 0 "$name: answer $i, $f: no OK"
+			fi
+			if [ "$want" != go ]; then
+				forward_writes
+				if [ -s fwd ]; then t_ok 1 "$name: answer $i, $f: no write after the fault"; t_diag <fwd; else
+					t_ok 0 "$name: answer $i, $f: no write after the fault"
+				fi
+			fi
+		done
+		i=$((i + 1))
+	done
+}
+none() { :; }
+
+# cluster: one node (t_fake_cluster), behind the wrapper.
+cluster() {
+	t_fake_cluster
+	inner
+}
