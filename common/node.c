@@ -431,11 +431,11 @@ nodes_read(const char *path, const struct node_reader *nr)
 	return doc_each(path, &dr);
 }
 
-static int
-one_of(const char *s, const char *a, const char *b, const char *c)
-{
-	return strcmp(s, a) == 0 || strcmp(s, b) == 0 || (c != NULL && strcmp(s, c) == 0);
-}
+/* The words each field of a record may be. */
+static const char *const skips[] = { "skip", "-", NULL };
+static const char *const cordons[] = { "cordoned", "schedulable", NULL };
+static const char *const readies[] = { "ready", "not-ready", "unknown", NULL };
+static const char *const initials[] = { "was-cordoned", "gpudrv", "-", NULL };
 
 /*
  * A labels2tag -F record (enum rec_field), split in place on its single
@@ -455,7 +455,6 @@ record_split(char *line, char **f)
 	/* the state: any label value (a state of no one's is shown as such) */
 	return strspn(f[RF_STATE], "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") ==
 	    strlen(f[RF_STATE]) &&
-	    one_of(f[RF_SKIP], "skip", "-", NULL) && one_of(f[RF_CORDON], "cordoned", "schedulable", NULL) &&
-	    one_of(f[RF_READY], "ready", "not-ready", "unknown") &&
-	    one_of(f[RF_INITIAL], "was-cordoned", "gpudrv", "-") ? 0 : -1;
+	    word_in(f[RF_SKIP], skips) && word_in(f[RF_CORDON], cordons) &&
+	    word_in(f[RF_READY], readies) && word_in(f[RF_INITIAL], initials) ? 0 : -1;
 }
