@@ -20,6 +20,7 @@ usage_line="usage: $prog [-cDfL] [-U field=value]... [-l selector] [-p max-paral
 lib=$(dirname -- "$(readlink -f -- "$0")")/../lib/gpudrv
 if [ -r "$lib/runtime.sh" ]; then . "$lib/runtime.sh"; else echo "$prog: $lib/runtime.sh not found: install gpudrv whole (make install)" >&2 && exit 2; fi
 . "$lib/options.sh"; . "$lib/node.sh"; . "$lib/api.sh"; . "$lib/lease.sh"; . "$lib/files.sh"
+. "$lib/table.sh"; . "$lib/report.sh"; . "$lib/look.sh"
 
 matrix=${GPUDRV_MATRIX:-$default_matrix}
 matrix_given=
@@ -136,342 +137,21 @@ fi
 gpudrv_start 604800 3
 [ -n "$logdir" ] || { logdir=$tmp/logs && mkdir "$logdir"; }
 
-# The nodes, as the API has them now: every GPU node (maxUnavailable counts
-# them all) into $tmp/facts, one labels2tag -F record a node: name, tag for
-# $version (or UNKNOWN:...), driver, upgrade state, skip, cordon, ready,
-# initial; into $tmp/sel the names the rollout covers.  Each list is one GET
-# that proves itself whole (get_list, then labels2tag: a NodeList, every
-# byte), or the run knows nothing of the nodes.
-# node_list SELECTOR JSON FILE: the GPU nodes (gpu_nodes, with SELECTOR)
-# into JSON, and as labels2tag -F records into FILE.
-node_list() {
-	gpu_nodes "$2" "$1" || return 2
-	"$labels2tag" -F -b "$major" "$2" >"$3" 2>"$tmp/l2t.err" && return 0
-	say "the answer to GET $gpu_nodes_path is not a list of nodes:"
-	sed 's/^/    /' "$tmp/l2t.err" >&2 || :
-	return 2
-}
-read_facts() {
-	node_list "" "$tmp/all.json" "$tmp/facts" || return 2
-	if [ -n "$selector" ]; then
-		node_list "$selector" "$tmp/sel.json" "$tmp/sel" || return 2
-		record_awk '{ print $f_node }' "$tmp/sel" >"$tmp/sel.names" && mv "$tmp/sel.names" "$tmp/sel"
-	else
-		record_awk '{ print $f_node }' "$tmp/facts" >"$tmp/sel"
-	fi
-	sort -o "$tmp/sel" "$tmp/sel"
-	# A node that joined since the start (its image was not checked) waits
-	# for the next run.
-	[ ! -f "$tmp/scope" ] || awk 'NR == FNR { s[$1] = 1; next } $1 in s' "$tmp/scope" "$tmp/sel" >"$tmp/sel.in"
-	[ ! -f "$tmp/scope" ] || mv "$tmp/sel.in" "$tmp/sel"
-	# shellcheck disable=SC2119 # it reads $policy_set
-	policies || return 2
-	classify
-}
-# policies: the upgradePolicy in force for every GPU node (upgrade-policy:
-# its owner's, the defaults, the flags), into $tmp/policy, from the
-# operator's objects read at the start and the nodes just read: each
-# owner's limits are the planner's (-y), and every drv-upgrade.sh gets the
-# objects (-O).
-# shellcheck disable=SC2120 # set from $policy_set
-policies() {
-	eval "set -- $policy_set"
-	"$upgrade_policy" "$@" "$tmp/objects" "$tmp/all.json" >"$tmp/policy" 2>"$tmp/policy.err" && {
-		# (a field the operator does not read: said once)
-		[ -s "$tmp/policy.said" ] || ! [ -s "$tmp/policy.err" ] || { sed 's/^/    /' "$tmp/policy.err" >&2 && cp "$tmp/policy.err" "$tmp/policy.said"; }
-		return 0
-	}
-	say "the upgradePolicy of the GPU nodes cannot be read:"
-	sed 's/^/    /' "$tmp/policy.err" >&2 || :
-	return 2
-}
-# classify: what each node of the rollout is now, into $tmp/mine: the
-# planner's DONE (at the version, upgrade-done or no state), SKIP (the
-# operator's skip label) and FAILED (upgrade-failed) lines; the others are
-# still to upgrade.
-classify() {
-	plan "$tmp/mine" /dev/null
-}
-# count CLASS...: how many nodes of $tmp/mine are of one of the CLASSes.
-count() {
-	awk -v want=" $* " 'index(want, " " $1 " ") { n++ } END { print n + 0 }' "$tmp/mine"
-}
-facts_or_die() {
-	read_facts && return 0
-	say "cannot list the GPU nodes"
-	stop_rollout 2
-}
-
-# The budgets and every pod, read by pdb-check -a: each node's draws on each
-# budget and what would block its drain, into $tmp/draws.  Read once, for
-# the first plan: later each decision reads again the pods of the nodes it
-# acts on (decide).
-read_draws() {
-	get_draws "$tmp/draws" "$tmp/policy" || stop_rollout 2
-}
-
-# plan OUT DRAWS [-D]: rollout-plan's decisions (rollout-plan(1)) into OUT,
-# from the nodes' facts, DRAWS, the nodes under way ($tmp/running) and those
-# this run is done with ($tmp/gone), and the budgets each node under way
-# drew on when it started ($tmp/held: until its evicted pods' replacements
-# are Ready, such a budget allows none, and a node that needs it waits
-# rather than counts blocked): which nodes start now (START node tag),
-# which wait and for what (WAIT node parallel|unavailable|budget B), whose
-# drain would be refused even alone (BLOCKED), and what the others are
-# (DONE, SKIP, FAILED); with -D the whole rollout, as if the nodes ended in
-# the order they started.
-plan() {
-	"$planner" ${3:+"$3"} -v "$version" -y "$tmp/policy" -s "${plan_scope:-$tmp/sel}" -r "$tmp/running" \
-		-k "$tmp/held" -g "$tmp/gone" "$tmp/facts" "$2" >"$1" 2>"$tmp/plan.err" && return 0
-	say "the planner cannot decide:"
-	sed 's/^/    /' "$tmp/plan.err" >&2 || :
-	return 2
-}
-
-# decide: the plan of this moment into $tmp/plan, each node it starts, finds
-# blocked or begins waiting for a budget judged on its pods as they are now.
-# A node's draws in $tmp/draws may be those of an earlier look (evicted
-# pods land on other nodes): the pods of each node the plan acts on are
-# read again (GET its pods, field-selected; the budgets once a decision),
-# its lines of $tmp/draws replaced and every budget's allowed count set to
-# the one just read, and the plan made again, until it acts on no node
-# judged on an older look.  A node that goes on waiting for the budget its
-# wait record named ($tmp/wait.NODE) is not read again for it: it is when
-# it would start, or be found blocked.  $tmp/judged.NODE: the budgets and
-# the pods of a node read now, as drv-upgrade.sh takes them (-b).
-decide() {
-	: >"$tmp/fresh"
-	rm -f "$tmp/budgets"
-	while :; do
-		plan "$tmp/plan" "$tmp/draws" || stop_rollout 2
-		awk -v dir="$tmp" 'FILENAME == ARGV[1] { f[$1] = 1; next }
-			$1 == "WAIT" && $3 == "budget" {
-				b = ""
-				w = dir "/wait." $2
-				if ((getline b <w) > 0 && b == $4) { close(w); next }
-				close(w)
-			}
-			($1 == "START" || $1 == "BLOCKED" || ($1 == "WAIT" && $3 == "budget")) && !($2 in f) { print $2 }' \
-			"$tmp/fresh" "$tmp/plan" >"$tmp/stale"
-		[ -s "$tmp/stale" ] || return 0
-		if [ ! -f "$tmp/budgets" ] && ! get_list "$tmp/budgets" /apis/policy/v1/poddisruptionbudgets; then
-			say "cannot list the budgets"
-			stop_rollout 2
-		fi
-		cp "$tmp/budgets" "$tmp/pp"
-		while read -r bn; do
-			if ! get_list "$tmp/pods.$bn" "/api/v1/pods?fieldSelector=spec.nodeName%3D$bn"; then
-				say "cannot list the pods on $bn"
-				stop_rollout 2
-			fi
-			cat "$tmp/budgets" "$tmp/pods.$bn" >"$tmp/judged.$bn"
-			cat "$tmp/pods.$bn" >>"$tmp/pp"
-		done <"$tmp/stale"
-		pc=0
-		"$pdb_check" -a -y "$tmp/policy" "$tmp/pp" >"$tmp/draws.now" || pc=$?
-		if [ "$pc" -gt 1 ]; then
-			say "pdb-check cannot judge the budgets and the pods of $(tr '\n' ' ' <"$tmp/stale")(exit $pc)"
-			stop_rollout 2
-		fi
-		awk 'FILENAME == ARGV[1] { now[$1] = 1; next }
-			FILENAME == ARGV[2] { if ($2 == "DRAWS") allowed[$3] = $5; print; next }
-			$1 in now { next }
-			$2 == "DRAWS" && ($3 in allowed) { $5 = allowed[$3] }
-			{ print }' "$tmp/stale" "$tmp/draws.now" "$tmp/draws" >"$tmp/draws.new"
-		mv "$tmp/draws.new" "$tmp/draws"
-		cat "$tmp/stale" >>"$tmp/fresh"
-	done
-}
-
-# out LINE...: the rollout's record on standard output; a write error stops it.
-out() {
-	printf '%s\n' "$@" >>"$tmp/stdout"
-	emit "$tmp/stdout" 0
-	: >"$tmp/stdout"
-}
-
 # Counts for the summary.
 n_started=0
 n_done=0
 n_failed=0
 n_skipped=0
-under=          # the nodes under way, one drv-upgrade.sh each
-running=        # their pids
-recent=         # the nodes started whose end no node list has shown yet
-ended=          # those that ended at the last look
-
-# report_cordoned: every node of the rollout that is cordoned now, and why:
-# no node is left cordoned without a word.
-report_cordoned() {
-	[ -s "$tmp/facts" ] || return 0
-	record_awk 'NR == FNR { sel[$1] = 1; next } ($f_node in sel) && $f_cordon == "cordoned" { print $f_node, $f_state }' \
-		"$tmp/sel" "$tmp/facts" | while read -r cn cs; do
-		case $cs in
-		- | "$S_DONE") say "$cn is cordoned, as it was before (the rollout leaves it so)" ;;
-		"$S_FAILED") say "$cn is CORDONED and $L_STATE=$S_FAILED: see its messages; to return it to service: kubectl uncordon $cn" ;;
-		*) say "$cn is CORDONED, its upgrade under way ($L_STATE=$cs): run $prog again to finish it, or kubectl uncordon $cn" ;;
-		esac
-	done
-}
-
-# now_of NODE: where this run's drv-upgrade.sh of NODE last said the node
-# stands ("unschedulable=... state=..."), if it did: its "node now state
-# cordon" record (drv-upgrade.sh -P), on its standard output, which only it
-# writes.
-now_of() {
-	awk -v n="$1" '$1 == n && $2 == "now" && NF == 4 {
-			l = "unschedulable=" ($4 == "cordoned" ? "true" : "") " state=" ($3 == "-" ? "" : $3)
-		}
-		$1 == n && $2 == "now" && NF == 3 { l = "" }
-		END { print l }' "$logdir/$1.out" 2>/dev/null
-}
-
-# summary STATUS: the counts from the nodes as they stand now, then exit
-# STATUS.  An error before any node started says nothing on standard
-# output; nor does one after which the API does not answer (no count is
-# made up): then the nodes last under way are named as their runs last saw
-# them.
-summary() {
-	if [ "$1" = 2 ] && { [ "$n_started" = 0 ] || [ "$dry_run" = 1 ]; }; then finish 2; fi
-	if ! read_facts 2>/dev/null; then
-		say "the API does not answer: no summary; the nodes last under way, as their runs last saw them:"
-		for bn in $recent; do
-			l=$(now_of "$bn")
-			[ -n "$l" ] || l="$L_STATE=$(cat "$tmp/last.$bn" 2>/dev/null || echo -) (its last state line)"
-			say "    $bn: $l"
-		done
-		say "when it answers: drv-states.sh, and $prog again to carry on"
-		finish 2
-	fi
-	n_done=$(count DONE)
-	n_failed=$(count FAILED)
-	# A node of the rollout the API no longer lists (deleted, or no longer
-	# a GPU node) was not upgraded by this run: said, and counted left.
-	if [ -f "$tmp/scope" ]; then
-		awk 'FILENAME == ARGV[1] { s[$1] = 1; next } !($1 in s)' "$tmp/sel" "$tmp/scope" >"$tmp/vanished"
-		while read -r vn; do
-			say "$vn: no longer listed among the GPU nodes${selector:+ matching $selector}: left as it is"
-		done <"$tmp/vanished"
-	fi
-	total=$(grep -c . "$tmp/scope" 2>/dev/null || grep -c . "$tmp/sel") || :
-	[ "$dry_run" = 1 ] || report_cordoned
-	n_left=$((total - n_done - n_failed - n_skipped))
-	[ "$n_left" -ge 0 ] || n_left=0
-	under=
-	[ "$dry_run" = 1 ] || metrics_write
-	if [ "$dry_run" = 1 ]; then
-		out "plan: upgrade $n_started done $n_done failed $n_failed skipped $n_skipped left $((n_left - n_started))"
-	else
-		out "done $n_done failed $n_failed skipped $n_skipped left $n_left"
-	fi
-	finish "$1"
-}
-
-# stop_rollout STATUS: ends the run; the nodes under way are stopped first.
-stop_rollout() {
-	stop_running
-	summary "$1"
-}
-abort() {
-	say "$1"
-	stop_running
-	summary 2
-}
-
-# stop_running: TERM to every drv-upgrade.sh under way; each puts its node
-# where a rerun takes it up (-R) and says so; then their last states, as
-# they said them.
-stop_running() {
-	[ -n "$running" ] || return 0
-	stopping
-	for p in $running; do kill -TERM "$p" 2>/dev/null || :; done
-	for p in $running; do
-		gpudrv_child=$p
-		gpudrv_wait 2>/dev/null || :
-	done
-	running=
-	progress
-	for bn in $under; do
-		l=$(now_of "$bn")
-		[ -n "$l" ] || continue
-		say "$bn: now: $l"
-		st=${l##*state=}
-		case $l in *"state="*) ;; *) continue ;; esac
-		[ "$st" = "$(cat "$tmp/last.$bn" 2>/dev/null)" ] || out "$bn ${st:--}"
-	done
-}
-
-# progress: the state changes the drv-upgrade.sh runs under way recorded
-# since the last look, one "node state" line each: their "node state"
-# records (drv-upgrade.sh -P) on their standard output, which nothing else
-# writes (what kubectl says goes to their standard error); only whole lines
-# are read.
-progress() {
-	for bn in $under; do
-		f=$logdir/$bn.out
-		[ -f "$f" ] || continue
-		whole=$(wc -l <"$f")
-		seen=$(cat "$tmp/seen.$bn" 2>/dev/null || echo 0)
-		LAST=$tmp/last.$bn
-		export LAST
-		[ "$whole" -gt "$seen" ] || continue
-		awk -v from="$seen" -v to="$whole" -v node="$bn" '
-			NR > from && NR <= to && NF == 2 && $1 == node { last = $2; print node, last }
-			END { if (last != "") print last >ENVIRON["LAST"] }
-		' "$f" >>"$tmp/stdout"
-		echo "$whole" >"$tmp/seen.$bn"
-	done
-	[ ! -s "$tmp/stdout" ] || last_progress=$(date +%s)
-	emit "$tmp/stdout" 0
-	: >"$tmp/stdout"
-	metrics_write
-}
-
-# metrics_write: the rollout's counts as the GPU Operator exports its own
-# (gpu_operator_nodes_upgrades_*), under gpudrv_rollout_, into the -M
-# textfile, replaced atomically (put_file), when they changed: the nodes
-# under way, done, failed, pending (still to start), the starts the limits
-# allow now, and when a node last moved.
-last_progress=$(date +%s)
-metrics_last=
-metrics_write() {
-	[ -n "$metrics" ] && [ -s "$tmp/mine" ] || return 0
-	mw_under=$(echo "$under" | wc -w)
-	mw_done=$(count DONE)
-	mw_failed=$(count FAILED)
-	# pending: the rollout's nodes neither done, failed nor skipped, that
-	# this run has not started or skipped
-	mw_pending=$(awk 'FILENAME == ARGV[1] { if ($1 == "DONE" || $1 == "FAILED" || $1 == "SKIP") k[$2] = 1; next }
-		FILENAME == ARGV[2] { k[$1] = 1; next } !($1 in k) { n++ } END { print n + 0 }' \
-		"$tmp/mine" "$tmp/gone" "$tmp/sel")
-	mw_avail=$(grep -c '^START ' "$tmp/plan" 2>/dev/null) || :
-	mw_now="$mw_under $mw_done $mw_failed $mw_pending ${mw_avail:-0} $last_progress"
-	[ "$mw_now" != "$metrics_last" ] || return 0
-	metrics_last=$mw_now
-	{
-		for mw in "in_progress $mw_under Nodes of the rollout under way" \
-			"done $mw_done Nodes of the rollout at the new driver" \
-			"failed $mw_failed Nodes of the rollout in $S_FAILED" \
-			"pending $mw_pending Nodes of the rollout still to start" \
-			"available ${mw_avail:-0} Nodes the limits and budgets let start at the last decision"; do
-			# shellcheck disable=SC2086 # the words of one line
-			set -- $mw
-			mw_name=$1 mw_val=$2
-			shift 2
-			gauge "gpudrv_rollout_nodes_upgrades_$mw_name" "$*." "$mw_val"
-		done
-		gauge gpudrv_rollout_last_progress_timestamp_seconds "When a node of the rollout last changed state." "$last_progress"
-	} >"$tmp/metrics"
-	# Mode 0644: node_exporter reads it, whatever this run's umask.
-	put_file "$tmp/metrics" "$metrics" 644 || say "warning: cannot write $metrics (-M): $why"
-}
-
-: >"$tmp/gone"
-: >"$tmp/running"
-: >"$tmp/held"
+total=0
+# The table of the nodes this run acted on, and what it derives from it
+# (table.sh): the nodes under way, their pids, those that ended at the
+# last look.
+: >"$tmp/table"
+under=
+under_pids=
+ended=
 : >"$tmp/stdout"
 : >"$tmp/draws"
-total=0
 
 # One rollout a cluster at a time, from any machine: a Lease in the cluster,
 # renewed while the run goes on and released on the way out; and a lock on a
@@ -508,9 +188,9 @@ sed -n 's/^SKIP //p' "$tmp/mine" >"$tmp/skiplabel"
 while read -r sn; do
 	say "$sn: labelled $L_SKIP=true: left out, as the GPU Operator leaves it"
 	out "$sn skipped $L_SKIP=true"
-	echo "$sn" >>"$tmp/gone"
 	n_skipped=$((n_skipped + 1))
 done <"$tmp/skiplabel"
+sed 's/$/ gone=1/' "$tmp/skiplabel" | table_apply
 
 # Step 2: refuse early.  Every node still to upgrade needs its image now.
 awk 'NR == FNR { if ($1 == "DONE" || $1 == "SKIP") k[$2] = 1; next } !($1 in k)' "$tmp/mine" "$tmp/sel" >"$tmp/todo"
@@ -586,9 +266,6 @@ fi
 # cluster as it is then: the nodes just read, the budgets and pods just read,
 # and the nodes under way (a dry run decides them all from now, as if the
 # nodes ended in the order they started and gave back what they took).
-tag_of() {
-	awk -v n="$1" '$1 == n { print $2; exit }' "$tmp/tags"
-}
 # blocked NODE [WHY]: NODE's drain would be refused even alone: skipped, with
 # pdb-check's words (on standard output in a dry run: they are the plan).
 blocked() {
@@ -604,22 +281,10 @@ blocked() {
 		sed 's/^/    /' "$tmp/why" >&2 || :
 	fi
 	out "$1 skipped budget"
-	echo "$1" >>"$tmp/gone"
+	table_set "$1" gone=1
 	n_skipped=$((n_skipped + 1))
 }
 
-# say_left KIND: the nodes the plan's KIND lines (LEFT, WAIT) leave with
-# nothing under way, said with the limit that holds them (each owner's);
-# status 1 if none.
-say_left() {
-	left=$(grep -c "^$1 " "$tmp/plan") || :
-	[ "$left" -gt 0 ] || return 1
-	sed -n 's/^UNAVAILABLE //p' "$tmp/plan" | while read -r un um uo; do
-		[ "$un" -ge "$um" ] || continue
-		[ "$uo" != - ] || uo=
-		say "$left node(s) left: $un GPU node(s)${uo:+ of $uo} are cordoned or not Ready, and maxUnavailable is $um"
-	done
-}
 
 # The canary (-C, -S): those nodes alone first, each to its end (its
 # health gate too, -V); the rest only if none of them failed.  -C: the
@@ -679,105 +344,52 @@ fi
 tick=1
 ! sleep 0.01 2>/dev/null || tick=0.25
 # start NODE: its drv-upgrade.sh, -R so that a signal leaves a state to
-# resume from; its words in its log; its state changes as they come.
-start() {
-	node=$1
-	n_started=$((n_started + 1))
-	out "start $n_started $1 $(tag_of "$1")"
-	echo "$1" >>"$tmp/gone"
-	awk -v n="$1" '$1 == n && $2 == "DRAWS" { print n, $3 }' "$tmp/draws" >>"$tmp/held"
-	# (its records: this run's alone; -o: its log goes on from an earlier
-	# run's)
-	echo 0 >"$tmp/seen.$1"
-	rm -f "$tmp/last.$1" "$tmp/wait.$1"
-	# Each has its own deadline (its timeouts); the rollout's is enforced
-	# here, by stopping the nodes under way (-R: resumable).
-	(
-		unset GPUDRV_TIMEOUT
-		# shellcheck disable=SC2086 # quoted words, for eval
-		eval "set -- $policy_u"
-		[ "$force" = 0 ] || set -- -f "$@"
-		[ -z "$gate_manifest" ] || set -- "$@" -V "$gate_manifest" ${gate_timeout:+-G "$gate_timeout"} ${gate_ns:+-e "$gate_ns"}
-		exec "$drv_upgrade" -R -N -P ${lab:+-L} -b "$tmp/judged.$node" -O "$tmp/objects" -m "$matrix" ${drain_timeout:+-t "$drain_timeout"} \
-			${validate_timeout:+-g "$validate_timeout"} ${wait_sel:+-j "$wait_sel"} ${wait_timeout:+-J "$wait_timeout"} \
-			${driver_ns:+-n "$driver_ns"} ${driver_sel:+-s "$driver_sel"} "$@" \
-			"$node" "$version"
-	) >"$logdir/$1.out" 2>>"$logdir/$1.log" </dev/null &
-	running="$running $!"
-	echo "$!" >"$tmp/pid.$1"
-	under="$under $1"
-	recent="$recent $1"
-	echo "$1" >>"$tmp/running"
-}
-# await SECONDS: until a node under way ends (its name into $ended), or
-# SECONDS have passed (0: no limit); its state changes as they come.
-await() {
-	ended=
-	t0=$(date +%s)
-	while [ -n "$running" ]; do
-		run_bg sleep "$tick"
-		[ "$(time_left)" -gt 0 ] ||
-			gpudrv_abort "the run's deadline came ($gpudrv_why) with$under under way"
-		lease_renew
-		progress
-		still=
-		for p in $running; do
-			if kill -0 "$p" 2>/dev/null; then
-				still="$still $p"
-				continue
-			fi
-			st=0
-			wait "$p" || st=$?
-			for bn in $under; do
-				[ "$(cat "$tmp/pid.$bn")" != "$p" ] || { echo "$st" >"$tmp/rc.$bn" && ended="$ended $bn"; }
-			done
-		done
-		running=$still
-		[ -z "$ended" ] || break
-		[ "$1" = 0 ] || [ $(($(date +%s) - t0)) -lt "$1" ] || break
-	done
-	progress
-	# The ended nodes are no longer under way.
-	left_under=
-	for bn in $under; do
-		case " $ended " in *" $bn "*) ;; *) left_under="$left_under $bn" ;; esac
-	done
-	under=$left_under
-	for bn in $under; do echo "$bn"; done >"$tmp/running"
-}
-# ended FRESH: how each node that ended did, from the node list just read
-# (FRESH 1) or, the API silent, from what its run said last; the failures
-# in $failed_now.
-ended() {
-	failed_now=
-	for bn in $ended; do
-		st=$(cat "$tmp/rc.$bn")
-		if [ "$1" = 1 ]; then
-			now=$(record_awk -v n="$bn" '$f_node == n { print $f_state }' "$tmp/facts")
-			last=$(cat "$tmp/last.$bn" 2>/dev/null) || last=-
-			# The state a failure path wrote without a record: said here.
-			[ "${now:--}" = "$last" ] || out "$bn ${now:--}"
+
+# The classes of the plan, acted on (the loop below builds the plan, then
+# acts on each class, as the GPU Operator's ApplyState does).
+# act_blocked: the BLOCKED nodes.  One a pod no budget holds refuses is
+# skipped (no wait lifts it); the others are waited for (-w, from when the
+# plan first found them blocked) while the rest go on, then skipped.  A node
+# no longer blocked waits afresh if it is again.
+act_blocked() {
+	sed -n 's/^BLOCKED //p' "$tmp/plan" >"$tmp/blocked"
+	table_awk 'FILENAME == ARGV[1] { b[$1] = 1; next }
+		$t_since != "." && !($t_node in b) { print $t_node, "since=." }' "$tmp/blocked" "$tmp/table" >"$tmp/unblocked"
+	[ ! -s "$tmp/unblocked" ] || table_apply <"$tmp/unblocked"
+	awk 'FILENAME == ARGV[1] { b[$1] = 1; next }
+		($1 in b) && $2 != "DRAWS" && $2 != "SKIP" && $0 !~ / BLOCKS / { print $1 }' \
+		"$tmp/blocked" "$tmp/draws" | sort -u >"$tmp/refused"
+	while read -r bn; do
+		if grep -qxF "$bn" "$tmp/refused"; then
+			blocked "$bn"
+			continue
 		fi
-		[ "$st" != 0 ] || continue
-		# Refused: drv-upgrade.sh stopped before it recorded a state (its own
-		# look at the budgets, the image, the skip label).  Judged again at
-		# the next decision, on what is then; refused twice, skipped.
-		if [ "$st" = 1 ] && ! [ -e "$tmp/last.$bn" ] && ! [ -e "$tmp/refused.$bn" ]; then
-			say "$bn: drv-upgrade.sh refused (exit 1); nothing was changed; judged again; its last words:"
-			: >"$tmp/refused.$bn"
-			grep -vxF "$bn" "$tmp/gone" >"$tmp/gone.new" || :
-			mv "$tmp/gone.new" "$tmp/gone"
-			awk -v n="$bn" '$1 != n' "$tmp/held" >"$tmp/held.new"
-			mv "$tmp/held.new" "$tmp/held"
-		elif [ "$st" = 1 ] && ! [ -e "$tmp/last.$bn" ]; then
-			say "$bn: drv-upgrade.sh refused (exit 1) again; nothing was changed; skipped; its last words:"
-			n_skipped=$((n_skipped + 1))
+		table_read "$bn"
+		first=$tr_since
+		[ "$first" != . ] || { first=$now && table_set "$bn" since="$now"; }
+		if [ $((now - first)) -ge "$budget_wait" ]; then
+			if [ "$budget_wait" -gt 0 ]; then blocked "$bn" "(after ${budget_wait}s, -w)"; else blocked "$bn"; fi
 		else
-			say "$bn: the upgrade failed (drv-upgrade.sh exit $st); its last words:"
-			failed_now="$failed_now $bn"
+			waiting=1
 		fi
-		grep -v '^    ' "$logdir/$bn.log" | tail -n 6 | sed 's/^/    /' >&2 || :
-	done
+	done <"$tmp/blocked"
+}
+# act_waiting: the nodes that WAIT for a budget: the budget said when a
+# node starts waiting for it.
+act_waiting() {
+	sed -n 's/^WAIT \([^ ]*\) budget \([^ ]*\)$/\1 \2/p' "$tmp/plan" >"$tmp/bwait"
+	[ -s "$tmp/bwait" ] || return 0
+	waiting=1
+	table_awk -v said="$tmp/stdout" 'FILENAME == ARGV[1] { w[$t_node] = $t_wait; next }
+		w[$1] != $2 { print "wait", $1, "budget", $2 >>said; print $1, "wait=" $2 }' "$tmp/table" "$tmp/bwait" >"$tmp/waits"
+	emit "$tmp/stdout" 0
+	: >"$tmp/stdout"
+	[ ! -s "$tmp/waits" ] || table_apply <"$tmp/waits"
+}
+# act_start: the nodes to START, each its drv-upgrade.sh.
+act_start() {
+	go=$(sed -n 's/^START \([^ ]*\) .*/\1/p' "$tmp/plan")
+	for bn in $go; do start "$bn"; done
 }
 
 stopped=0
@@ -787,44 +399,15 @@ n_failed_run=0  # the nodes this run failed
 failed_run=
 [ "$canary" = 1 ] || read_draws
 while :; do
-	if [ -z "$halt" ]; then
-		decide
-	else
-		: >"$tmp/plan"
-	fi
+	# The state of this moment: the plan (none after a halt), each node as
+	# the API has it, the table of those under way.
+	if [ -z "$halt" ]; then decide; else : >"$tmp/plan"; fi
 	now=$(date +%s)
 	waiting=0
-	sed -n 's/^BLOCKED //p' "$tmp/plan" >"$tmp/blocked"
-	# A node no longer blocked waits afresh if it is again.
-	for f in "$tmp"/blocked.*; do
-		[ -e "$f" ] || continue
-		grep -qxF "${f#"$tmp/blocked."}" "$tmp/blocked" || rm -f "$f"
-	done
-	# (A pod the policy does not let go, no budget's: no wait lifts it.)
-	awk 'FILENAME == ARGV[1] { b[$1] = 1; next }
-		($1 in b) && $2 != "DRAWS" && $2 != "SKIP" && $0 !~ / BLOCKS / { print $1 }' \
-		"$tmp/blocked" "$tmp/draws" | sort -u >"$tmp/refused"
-	while read -r bn; do
-		if grep -qxF "$bn" "$tmp/refused"; then
-			blocked "$bn"
-			continue
-		fi
-		# Waited for (-w) while the others go on.
-		first=$(cat "$tmp/blocked.$bn" 2>/dev/null) || { first=$now && echo "$now" >"$tmp/blocked.$bn"; }
-		if [ $((now - first)) -ge "$budget_wait" ]; then
-			if [ "$budget_wait" -gt 0 ]; then blocked "$bn" "(after ${budget_wait}s, -w)"; else blocked "$bn"; fi
-		else
-			waiting=1
-		fi
-	done <"$tmp/blocked"
-	# The budget a node waits for, said when it starts waiting for it.
-	sed -n 's/^WAIT \([^ ]*\) budget \([^ ]*\)$/\1 \2/p' "$tmp/plan" >"$tmp/bwait"
-	while read -r bn bb; do
-		[ "$(cat "$tmp/wait.$bn" 2>/dev/null)" = "$bb" ] || { out "wait $bn budget $bb" && echo "$bb" >"$tmp/wait.$bn"; }
-		waiting=1
-	done <"$tmp/bwait"
-	go=$(sed -n 's/^START \([^ ]*\) .*/\1/p' "$tmp/plan")
-	for bn in $go; do start "$bn"; done
+	# Each class acted on.
+	act_blocked
+	act_waiting
+	act_start
 	metrics_write
 	if [ -z "$under" ]; then
 		[ -z "$halt" ] || break
@@ -872,7 +455,6 @@ while :; do
 		say "cannot list the GPU nodes after${ended} ended"
 		stop_rollout 2
 	fi
-	recent=$under
 	for bn in $failed_now; do n_failed_run=$((n_failed_run + 1)) && failed_run="$failed_run $bn"; done
 	if [ -n "$failed_now" ] && [ -z "$halt" ] &&
 		{ [ "$canary" = 1 ] || { [ "$max_failures" -gt 0 ] && [ "$n_failed_run" -ge "$max_failures" ]; }; }; then

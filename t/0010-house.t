@@ -56,6 +56,14 @@ t_run sh -c "sed -n '/^enum rec_field {/,/}/p' \"\$1\" | grep -o 'RF_[A-Z]*' | g
 t_out "gpudrv.h's RF_ fields are node.sh's record_fields, in order" "$t_fields"
 t_run sh -c "sed -n 's/^[[:space:]]*read -r \\(r_.*\\) _ <.*/\\1/p' \"\$1\" | sed 's/r_//g'" sh "$t_node"
 t_out "record_read reads them in that order" "$t_fields"
+# The rollout's table (sh/lib/table.sh) the same way: table_read reads
+# its fields in the order of table_fields.
+t_table=$ROOT/sh/lib/table.sh
+t_run sed -n "s/^table_fields=\"\(.*\)\"$/\1/p" "$t_table"
+t_tfields=$(cat out)
+t_out "table.sh names its fields" "node pid state wait since refused seen rc gone held"
+t_run sh -c "sed -n 's/.*read -r \\(tr_.*\\) _ <.*/\\1/p' \"\$1\" | sed 's/tr_//g'" sh "$t_table"
+t_out "table_read reads table_fields in their order" "$t_tfields"
 # No upgrade state spelled outside the constants: code lines of sh/, cmd/
 # and common/ (comments aside) name them by S_.
 t_states=$(sed -n 's/^S_[A-Z_]*=//p' "$t_node" | paste -sd'|')

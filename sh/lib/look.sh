@@ -1,0 +1,154 @@
+# look.sh: drv-rollout.sh's look at the cluster and its decisions: the GPU
+# nodes, the upgradePolicy in force for each, the budgets and pods, and
+# rollout-plan's plan of this moment (POSIX sh; sourced by drv-rollout.sh
+# only, after runtime.sh, node.sh, api.sh, report.sh and table.sh).  It
+# reads the caller's $tmp, $version, $selector, $major, $policy_set,
+# $plan_scope and the tools it found ($labels2tag, $upgrade_policy,
+# $planner, $pdb_check); it writes $tmp/facts, $tmp/sel, $tmp/all.json,
+# $tmp/policy, $tmp/mine, $tmp/draws and $tmp/plan.
+# shellcheck shell=sh disable=SC2154,SC2034 # the caller's variables, set or read here
+
+# The nodes, as the API has them now: every GPU node (maxUnavailable counts
+# them all) into $tmp/facts, one labels2tag -F record a node: name, tag for
+# $version (or UNKNOWN:...), driver, upgrade state, skip, cordon, ready,
+# initial; into $tmp/sel the names the rollout covers.  Each list is one GET
+# that proves itself whole (get_list, then labels2tag: a NodeList, every
+# byte), or the run knows nothing of the nodes.
+# node_list SELECTOR JSON FILE: the GPU nodes (gpu_nodes, with SELECTOR)
+# into JSON, and as labels2tag -F records into FILE.
+node_list() {
+	gpu_nodes "$2" "$1" || return 2
+	"$labels2tag" -F -b "$major" "$2" >"$3" 2>"$tmp/l2t.err" && return 0
+	say "the answer to GET $gpu_nodes_path is not a list of nodes:"
+	sed 's/^/    /' "$tmp/l2t.err" >&2 || :
+	return 2
+}
+read_facts() {
+	node_list "" "$tmp/all.json" "$tmp/facts" || return 2
+	if [ -n "$selector" ]; then
+		node_list "$selector" "$tmp/sel.json" "$tmp/sel" || return 2
+		record_awk '{ print $f_node }' "$tmp/sel" >"$tmp/sel.names" && mv "$tmp/sel.names" "$tmp/sel"
+	else
+		record_awk '{ print $f_node }' "$tmp/facts" >"$tmp/sel"
+	fi
+	sort -o "$tmp/sel" "$tmp/sel"
+	# A node that joined since the start (its image was not checked) waits
+	# for the next run.
+	[ ! -f "$tmp/scope" ] || awk 'NR == FNR { s[$1] = 1; next } $1 in s' "$tmp/scope" "$tmp/sel" >"$tmp/sel.in"
+	[ ! -f "$tmp/scope" ] || mv "$tmp/sel.in" "$tmp/sel"
+	# shellcheck disable=SC2119 # it reads $policy_set
+	policies || return 2
+	classify
+}
+# policies: the upgradePolicy in force for every GPU node (upgrade-policy:
+# its owner's, the defaults, the flags), into $tmp/policy, from the
+# operator's objects read at the start and the nodes just read: each
+# owner's limits are the planner's (-y), and every drv-upgrade.sh gets the
+# objects (-O).
+# shellcheck disable=SC2120 # set from $policy_set
+policies() {
+	eval "set -- $policy_set"
+	"$upgrade_policy" "$@" "$tmp/objects" "$tmp/all.json" >"$tmp/policy" 2>"$tmp/policy.err" && {
+		# (a field the operator does not read: said once)
+		[ -s "$tmp/policy.said" ] || ! [ -s "$tmp/policy.err" ] || { sed 's/^/    /' "$tmp/policy.err" >&2 && cp "$tmp/policy.err" "$tmp/policy.said"; }
+		return 0
+	}
+	say "the upgradePolicy of the GPU nodes cannot be read:"
+	sed 's/^/    /' "$tmp/policy.err" >&2 || :
+	return 2
+}
+# classify: what each node of the rollout is now, into $tmp/mine: the
+# planner's DONE (at the version, upgrade-done or no state), SKIP (the
+# operator's skip label) and FAILED (upgrade-failed) lines; the others are
+# still to upgrade.
+classify() {
+	plan "$tmp/mine" /dev/null
+}
+# count CLASS...: how many nodes of $tmp/mine are of one of the CLASSes.
+count() {
+	awk -v want=" $* " 'index(want, " " $1 " ") { n++ } END { print n + 0 }' "$tmp/mine"
+}
+facts_or_die() {
+	read_facts && return 0
+	say "cannot list the GPU nodes"
+	stop_rollout 2
+}
+
+# The budgets and every pod, read by pdb-check -a: each node's draws on each
+# budget and what would block its drain, into $tmp/draws.  Read once, for
+# the first plan: later each decision reads again the pods of the nodes it
+# acts on (decide).
+read_draws() {
+	get_draws "$tmp/draws" "$tmp/policy" || stop_rollout 2
+}
+
+
+# plan OUT DRAWS [-D]: rollout-plan's decisions (rollout-plan(1)) into OUT,
+# from the nodes' facts, DRAWS, and the table (table_plan): the nodes under
+# way, those this run is done with, and the budgets each node under way
+# drew on when it started (until its evicted pods' replacements
+# are Ready, such a budget allows none, and a node that needs it waits
+# rather than counts blocked): which nodes start now (START node tag),
+# which wait and for what (WAIT node parallel|unavailable|budget B), whose
+# drain would be refused even alone (BLOCKED), and what the others are
+# (DONE, SKIP, FAILED); with -D the whole rollout, as if the nodes ended in
+# the order they started.
+plan() {
+	table_plan
+	"$planner" ${3:+"$3"} -v "$version" -y "$tmp/policy" -s "${plan_scope:-$tmp/sel}" -r "$tmp/running" \
+		-k "$tmp/held" -g "$tmp/gone" "$tmp/facts" "$2" >"$1" 2>"$tmp/plan.err" && return 0
+	say "the planner cannot decide:"
+	sed 's/^/    /' "$tmp/plan.err" >&2 || :
+	return 2
+}
+
+# decide: the plan of this moment into $tmp/plan, each node it starts, finds
+# blocked or begins waiting for a budget judged on its pods as they are now.
+# A node's draws in $tmp/draws may be those of an earlier look (evicted
+# pods land on other nodes): the pods of each node the plan acts on are
+# read again (GET its pods, field-selected; the budgets once a decision),
+# its lines of $tmp/draws replaced and every budget's allowed count set to
+# the one just read, and the plan made again, until it acts on no node
+# judged on an older look.  A node that goes on waiting for the budget its
+# wait record named (the table's wait) is not read again for it: it is when
+# it would start, or be found blocked.  $tmp/judged.NODE: the budgets and
+# the pods of a node read now, as drv-upgrade.sh takes them (-b).
+decide() {
+	: >"$tmp/fresh"
+	rm -f "$tmp/budgets"
+	while :; do
+		plan "$tmp/plan" "$tmp/draws" || stop_rollout 2
+		table_awk 'FILENAME == ARGV[1] { w[$t_node] = $t_wait; next }
+			FILENAME == ARGV[2] { f[$1] = 1; next }
+			$1 == "WAIT" && $3 == "budget" && w[$2] == $4 { next }
+			($1 == "START" || $1 == "BLOCKED" || ($1 == "WAIT" && $3 == "budget")) && !($2 in f) { print $2 }' \
+			"$tmp/table" "$tmp/fresh" "$tmp/plan" >"$tmp/stale"
+		[ -s "$tmp/stale" ] || return 0
+		if [ ! -f "$tmp/budgets" ] && ! get_list "$tmp/budgets" /apis/policy/v1/poddisruptionbudgets; then
+			say "cannot list the budgets"
+			stop_rollout 2
+		fi
+		cp "$tmp/budgets" "$tmp/pp"
+		while read -r bn; do
+			if ! get_list "$tmp/pods.$bn" "/api/v1/pods?fieldSelector=spec.nodeName%3D$bn"; then
+				say "cannot list the pods on $bn"
+				stop_rollout 2
+			fi
+			cat "$tmp/budgets" "$tmp/pods.$bn" >"$tmp/judged.$bn"
+			cat "$tmp/pods.$bn" >>"$tmp/pp"
+		done <"$tmp/stale"
+		pc=0
+		"$pdb_check" -a -y "$tmp/policy" "$tmp/pp" >"$tmp/draws.now" || pc=$?
+		if [ "$pc" -gt 1 ]; then
+			say "pdb-check cannot judge the budgets and the pods of $(tr '\n' ' ' <"$tmp/stale")(exit $pc)"
+			stop_rollout 2
+		fi
+		awk 'FILENAME == ARGV[1] { now[$1] = 1; next }
+			FILENAME == ARGV[2] { if ($2 == "DRAWS") allowed[$3] = $5; print; next }
+			$1 in now { next }
+			$2 == "DRAWS" && ($3 in allowed) { $5 = allowed[$3] }
+			{ print }' "$tmp/stale" "$tmp/draws.now" "$tmp/draws" >"$tmp/draws.new"
+		mv "$tmp/draws.new" "$tmp/draws"
+		cat "$tmp/stale" >>"$tmp/fresh"
+	done
+}

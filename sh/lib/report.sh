@@ -1,0 +1,146 @@
+# report.sh: what drv-rollout.sh says: its records on standard output, the
+# nodes it leaves cordoned, the summary it ends with, and the -M textfile
+# (POSIX sh; sourced by drv-rollout.sh only, after runtime.sh, node.sh,
+# files.sh and table.sh).  It reads the caller's $tmp, $logdir, $metrics,
+# $dry_run, $selector, $prog, the counts ($n_started, $n_done, $n_failed,
+# $n_skipped, $total) and the table ($under, $tmp/table).
+# shellcheck shell=sh disable=SC2154,SC2034 # the caller's variables, set or read here
+
+# out LINE...: the rollout's record on standard output; a write error stops it.
+out() {
+	printf '%s\n' "$@" >>"$tmp/stdout"
+	emit "$tmp/stdout" 0
+	: >"$tmp/stdout"
+}
+
+# report_cordoned: every node of the rollout that is cordoned now, and why:
+# no node is left cordoned without a word.
+report_cordoned() {
+	[ -s "$tmp/facts" ] || return 0
+	record_awk 'NR == FNR { sel[$1] = 1; next } ($f_node in sel) && $f_cordon == "cordoned" { print $f_node, $f_state }' \
+		"$tmp/sel" "$tmp/facts" | while read -r cn cs; do
+		case $cs in
+		- | "$S_DONE") say "$cn is cordoned, as it was before (the rollout leaves it so)" ;;
+		"$S_FAILED") say "$cn is CORDONED and $L_STATE=$S_FAILED: see its messages; to return it to service: kubectl uncordon $cn" ;;
+		*) say "$cn is CORDONED, its upgrade under way ($L_STATE=$cs): run $prog again to finish it, or kubectl uncordon $cn" ;;
+		esac
+	done
+}
+
+# now_of NODE: where this run's drv-upgrade.sh of NODE last said the node
+# stands ("unschedulable=... state=..."), if it did: its "node now state
+# cordon" record (drv-upgrade.sh -P), on its standard output, which only it
+# writes.
+now_of() {
+	awk -v n="$1" '$1 == n && $2 == "now" && NF == 4 {
+			l = "unschedulable=" ($4 == "cordoned" ? "true" : "") " state=" ($3 == "-" ? "" : $3)
+		}
+		$1 == n && $2 == "now" && NF == 3 { l = "" }
+		END { print l }' "$logdir/$1.out" 2>/dev/null
+}
+
+# summary STATUS: the counts from the nodes as they stand now, then exit
+# STATUS.  An error before any node started says nothing on standard
+# output; nor does one after which the API does not answer (no count is
+# made up): then the nodes last under way are named as their runs last saw
+# them.
+summary() {
+	if [ "$1" = 2 ] && { [ "$n_started" = 0 ] || [ "$dry_run" = 1 ]; }; then finish 2; fi
+	if ! read_facts 2>/dev/null; then
+		say "the API does not answer: no summary; the nodes last under way, as their runs last saw them:"
+		table_awk '$t_pid != "." { print $t_node, $t_state }' "$tmp/table" >"$tmp/recent"
+		while read -r bn bs; do
+			l=$(now_of "$bn")
+			[ "$bs" != . ] || bs=-
+			[ -n "$l" ] || l="$L_STATE=$bs (its last state line)"
+			say "    $bn: $l"
+		done <"$tmp/recent"
+		say "when it answers: drv-states.sh, and $prog again to carry on"
+		finish 2
+	fi
+	n_done=$(count DONE)
+	n_failed=$(count FAILED)
+	# A node of the rollout the API no longer lists (deleted, or no longer
+	# a GPU node) was not upgraded by this run: said, and counted left.
+	if [ -f "$tmp/scope" ]; then
+		awk 'FILENAME == ARGV[1] { s[$1] = 1; next } !($1 in s)' "$tmp/sel" "$tmp/scope" >"$tmp/vanished"
+		while read -r vn; do
+			say "$vn: no longer listed among the GPU nodes${selector:+ matching $selector}: left as it is"
+		done <"$tmp/vanished"
+	fi
+	total=$(grep -c . "$tmp/scope" 2>/dev/null || grep -c . "$tmp/sel") || :
+	[ "$dry_run" = 1 ] || report_cordoned
+	n_left=$((total - n_done - n_failed - n_skipped))
+	[ "$n_left" -ge 0 ] || n_left=0
+	under=
+	[ "$dry_run" = 1 ] || metrics_write
+	if [ "$dry_run" = 1 ]; then
+		out "plan: upgrade $n_started done $n_done failed $n_failed skipped $n_skipped left $((n_left - n_started))"
+	else
+		out "done $n_done failed $n_failed skipped $n_skipped left $n_left"
+	fi
+	finish "$1"
+}
+
+# stop_rollout STATUS: ends the run; the nodes under way are stopped first.
+stop_rollout() {
+	stop_running
+	summary "$1"
+}
+abort() {
+	say "$1"
+	stop_running
+	summary 2
+}
+
+# metrics_write: the rollout's counts as the GPU Operator exports its own
+# (gpu_operator_nodes_upgrades_*), under gpudrv_rollout_, into the -M
+# textfile, replaced atomically (put_file), when they changed: the nodes
+# under way, done, failed, pending (still to start), the starts the limits
+# allow now, and when a node last moved.
+last_progress=$(date +%s)
+metrics_last=
+metrics_write() {
+	[ -n "$metrics" ] && [ -s "$tmp/mine" ] || return 0
+	mw_under=$(echo "$under" | wc -w)
+	mw_done=$(count DONE)
+	mw_failed=$(count FAILED)
+	# pending: the rollout's nodes neither done, failed nor skipped, that
+	# this run has not started or skipped
+	mw_pending=$(table_awk 'FILENAME == ARGV[1] { if ($1 == "DONE" || $1 == "FAILED" || $1 == "SKIP") k[$2] = 1; next }
+		FILENAME == ARGV[2] { if ($t_gone == 1) k[$t_node] = 1; next } !($1 in k) { n++ } END { print n + 0 }' \
+		"$tmp/mine" "$tmp/table" "$tmp/sel")
+	mw_avail=$(grep -c '^START ' "$tmp/plan" 2>/dev/null) || :
+	mw_now="$mw_under $mw_done $mw_failed $mw_pending ${mw_avail:-0} $last_progress"
+	[ "$mw_now" != "$metrics_last" ] || return 0
+	metrics_last=$mw_now
+	{
+		for mw in "in_progress $mw_under Nodes of the rollout under way" \
+			"done $mw_done Nodes of the rollout at the new driver" \
+			"failed $mw_failed Nodes of the rollout in $S_FAILED" \
+			"pending $mw_pending Nodes of the rollout still to start" \
+			"available ${mw_avail:-0} Nodes the limits and budgets let start at the last decision"; do
+			# shellcheck disable=SC2086 # the words of one line
+			set -- $mw
+			mw_name=$1 mw_val=$2
+			shift 2
+			gauge "gpudrv_rollout_nodes_upgrades_$mw_name" "$*." "$mw_val"
+		done
+		gauge gpudrv_rollout_last_progress_timestamp_seconds "When a node of the rollout last changed state." "$last_progress"
+	} >"$tmp/metrics"
+	# Mode 0644: node_exporter reads it, whatever this run's umask.
+	put_file "$tmp/metrics" "$metrics" 644 || say "warning: cannot write $metrics (-M): $why"
+}
+
+# say_left KIND: the nodes the plan's KIND lines (LEFT, WAIT) leave with
+# nothing under way, said with the limit that holds them (each owner's);
+# status 1 if none.
+say_left() {
+	left=$(grep -c "^$1 " "$tmp/plan") || :
+	[ "$left" -gt 0 ] || return 1
+	sed -n 's/^UNAVAILABLE //p' "$tmp/plan" | while read -r un um uo; do
+		[ "$un" -ge "$um" ] || continue
+		[ "$uo" != - ] || uo=
+		say "$left node(s) left: $un GPU node(s)${uo:+ of $uo} are cordoned or not Ready, and maxUnavailable is $um"
+	done
+}
