@@ -46,6 +46,8 @@ t_run grep -c '^[LA]_' sh.consts
 t_out "node.sh names the eleven labels and annotations the scripts spell" 11
 t_run grep -c '^S_' sh.consts
 t_out "and the twelve upgrade states" 12
+t_run dash -c '. "$1"; printf "%s\n" $gpudrv_sv | grep -c "^S_"' sh "$t_node"
+t_out "record_awk gives awk the twelve, read from node.sh's own definitions" 12
 while read -r t_name t_value; do
 	t_run sed -n "s/^#define $t_name  *//p" "$ROOT/common/gpudrv.h"
 	t_out "node.sh's $t_name is gpudrv.h's" "$t_value"

@@ -44,15 +44,16 @@ for gpudrv_f in $record_fields; do
 	gpudrv_rv="$gpudrv_rv -v f_$gpudrv_f=$gpudrv_i"
 done
 
+# Each S_ name above as an awk variable, "-v S_DONE=upgrade-done", read
+# from the shell's own variables: the states are listed once, above.
+gpudrv_sv=$(set | LC_ALL=C sed -n "s/^\(S_[A-Z_]*\)='*\([a-z-]*\)'*\$/-v \1=\2/p")
+
 # record_awk ARGS...: awk ARGS (LC_ALL=C: bytes), its program given each
 # field's number as f_NAME ($f_state is the upgrade state) and each upgrade
 # state by its name (S_DONE), as awk variables.
 record_awk() {
 	# shellcheck disable=SC2086 # the -v words
-	LC_ALL=C awk $gpudrv_rv -v S_REQUIRED="$S_REQUIRED" -v S_CORDON="$S_CORDON" -v S_WAIT_JOBS="$S_WAIT_JOBS" \
-		-v S_POD_DELETION="$S_POD_DELETION" -v S_DRAIN="$S_DRAIN" -v S_MAINTENANCE="$S_MAINTENANCE" \
-		-v S_POST_MAINTENANCE="$S_POST_MAINTENANCE" -v S_POD_RESTART="$S_POD_RESTART" \
-		-v S_VALIDATION="$S_VALIDATION" -v S_UNCORDON="$S_UNCORDON" -v S_DONE="$S_DONE" -v S_FAILED="$S_FAILED" "$@"
+	LC_ALL=C awk $gpudrv_rv $gpudrv_sv "$@"
 }
 
 # record_read FILE: the first record of FILE into r_node, r_tag, ... (r_
