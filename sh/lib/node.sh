@@ -37,12 +37,8 @@ S_FAILED=upgrade-failed
 # Scripts take them by name only: record_read for one record, record_awk
 # for an awk program over many.
 record_fields='node tag driver state skip cordon ready initial since cordoner uid'
-gpudrv_rv=
-gpudrv_i=0
-for gpudrv_f in $record_fields; do
-	gpudrv_i=$((gpudrv_i + 1))
-	gpudrv_rv="$gpudrv_rv -v f_$gpudrv_f=$gpudrv_i"
-done
+awk_columns f "$record_fields"
+gpudrv_rv=$awk_columns
 
 # Each S_ name above as an awk variable, "-v S_DONE=upgrade-done", read
 # from the shell's own variables: the states are listed once, above.

@@ -324,3 +324,14 @@ kubectl_said() {
 said() {
 	tr '\n\t' '  ' <"$1" 2>/dev/null | tr -c '[:print:]' '?' | cut -c1-300
 }
+# awk_columns PREFIX NAMES: the words "-v PREFIX_NAME=N" for each of NAMES
+# (N its place, from 1) into $awk_columns: an awk program's names for the
+# columns of a record (node.sh's record, table.sh's table).
+awk_columns() {
+	awk_columns=
+	gpudrv_i=0
+	for gpudrv_f in $2; do
+		gpudrv_i=$((gpudrv_i + 1))
+		awk_columns="$awk_columns -v $1_$gpudrv_f=$gpudrv_i"
+	done
+}

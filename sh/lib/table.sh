@@ -21,12 +21,8 @@
 #   gone     1: this run is done with it (started, skipped), rollout-plan -g
 #   held     the budgets it drew on when it started (comma-separated)
 table_fields="node pid state wait since refused seen rc gone held"
-gpudrv_tv=
-gpudrv_i=0
-for gpudrv_f in $table_fields; do
-	gpudrv_i=$((gpudrv_i + 1))
-	gpudrv_tv="$gpudrv_tv -v t_$gpudrv_f=$gpudrv_i"
-done
+awk_columns t "$table_fields"
+gpudrv_tv=$awk_columns
 
 # table_awk ARGS...: awk ARGS (LC_ALL=C), its program given each field's
 # number as t_NAME ($t_pid is the pid).
