@@ -343,7 +343,6 @@ fi
 # sleep takes fractions; another sleep, a second).
 tick=1
 ! sleep 0.01 2>/dev/null || tick=0.25
-# start NODE: its drv-upgrade.sh, -R so that a signal leaves a state to
 
 # The classes of the plan, acted on (the loop below builds the plan, then
 # acts on each class, as the GPU Operator's ApplyState does).
