@@ -313,7 +313,8 @@ evict(unsigned long long seed, long n, const char *run, const char *dir)
 			g1->po[1] = find(policies, force + 7);
 			if (g1->ud == 0)
 				g1->ud = 1 + rnd(g1->nd);
-		} /* maxUnavailable-*: nothing forced (t/evict-gen.awk's /Available-/ missed it) */
+		} /* maxUnavailable-*: nothing forced, as the awk original never did (its
+		   * /Available-/ matched minAvailable- only): a fix would change every seed */
 
 		for (g = 1; g <= ng; g++) {
 			struct group *p = &gr[g];
