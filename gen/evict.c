@@ -254,10 +254,9 @@ evict(unsigned long long seed, long n, const char *run, const char *dir)
 		fprintf(pf, "feature forced:%s\ndrain %s-d\nother %s-o\n", force, sid, sid);
 		node("d");
 		node("o");
-		put(pre, "---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: %s\n"
-		    "  labels: {gpudrv-evict: \"1\"}\n", sid);
-		put(pre, "---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: %s-x\n"
-		    "  labels: {gpudrv-evict: \"1\"}\n", sid);
+		for (i = 0; i < 2; i++)
+			put(pre, "---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: %s%s\n"
+			    "  labels: {gpudrv-evict: \"1\"}\n", sid, i ? "-x" : "");
 		fprintf(pf, "ns %s\n", sid);
 		pods = 0;
 

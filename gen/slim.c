@@ -7,14 +7,20 @@
  *          one budget per app (maxUnavailable 1; app-0 allows no disruption).
  * As kubectl -o json (4-space indent) or -o yaml prints them.
  */
+#include <stdarg.h>
+
 #include "gen.h"
 
-static char b[64];
-
+/* printf into a buffer of its own, for the next kv() */
 static const char *
-f(const char *fmt, long v)
+f(const char *fmt, ...)
 {
-	snprintf(b, sizeof b, fmt, v);
+	static char b[64];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(b, sizeof b, fmt, ap);
+	va_end(ap);
 	return b;
 }
 
@@ -40,7 +46,7 @@ node(long i)
 	if (i % 5 == 0)
 		kb("unschedulable", 1);
 	else
-		kv("podCIDR", (snprintf(b, sizeof b, "10.%ld.%ld.0/24", i / 256, i % 256), b));
+		kv("podCIDR", f("10.%ld.%ld.0/24", i / 256, i % 256));
 	closen(2);
 }
 
