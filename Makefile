@@ -193,33 +193,35 @@ dist:
 .PHONY: all check check-asan check-valgrind clean dist fuzz install deps need lab sandbox sandbox-lab sandbox-down deb
 
 # Benchmarks (bench/README.md): generated inputs and results stay in bench/out.
-bench/out/gen-nodes: bench/gen-nodes.c
+# The generated inputs (gen/, as the tests build it).
+GEN_SRC = gen/gen.h gen/main.c gen/write.c gen/nodes.c gen/pods.c gen/slim.c gen/evict.c
+bench/out/gen: $(GEN_SRC)
 	@mkdir -p bench/out
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ bench/gen-nodes.c
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ gen/*.c
 
 # The tests' whole-tree reader, for the bench's comparison.
 bench/out/whole-tree: t/whole.c
 	@mkdir -p bench/out
 	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -O2 $(LIB_CFLAGS) -o $@ t/whole.c $(LIB_LIBS)
 
-bench: all bench/out/gen-nodes bench/out/whole-tree
+bench: all bench/out/gen bench/out/whole-tree
 	@sh .ci/deps bench
 	@sh bench/run.sh
 
 # drv-audit.sh on a sandbox of its own with 1,000 GPU nodes (bench/audit.sh).
-bench-audit: all bench/out/gen-nodes
+bench-audit: all bench/out/gen
 	@sh bench/audit.sh
 
 # The drain path (pdb-check, kubectl drain, drv-states.sh, drv-upgrade.sh) on a
 # sandbox of its own with 1,000 GPU nodes, 30,000 pods, 3,000 budgets
 # (bench/fleet.sh).
-bench-fleet: all bench/out/gen-nodes
+bench-fleet: all bench/out/gen
 	@sh .ci/deps bench
 	@sh bench/fleet.sh
 
 # drv-rollout.sh on a sandbox of its own with 200 GPU nodes, P = 1, 4, 16,
 # against the bare kubectl calls (bench/rollout.sh).
-bench-rollout: all bench/out/gen-nodes
+bench-rollout: all bench/out/gen
 	@sh .ci/deps test
 	@sh bench/rollout.sh
 

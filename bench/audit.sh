@@ -12,17 +12,17 @@ out=$here/out
 n=${BENCH_NODES:-1000}
 runs=${RUNS:-5}
 mkdir -p "$out"
-[ -x "$out/gen-nodes" ] || { echo "bench: $out/gen-nodes missing: run make bench-audit" >&2; exit 2; }
+[ -x "$out/gen" ] || { echo "bench: $out/gen missing: run make bench-audit" >&2; exit 2; }
 
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$here/lib.sh"
 bench_sandbox
 sh "$root/sandbox/up.sh" >/dev/null 2>"$out/audit-up.log" || { tail "$out/audit-up.log" >&2; exit 2; }
 
-echo "bench: creating $n GPU nodes (gen-nodes, ~25 KB each)" >&2
-"$out/gen-nodes" "$n" >"$out/audit-nodes.json"
+echo "bench: creating $n GPU nodes (gen, ~25 KB each)" >&2
+"$out/gen" "$n" >"$out/audit-nodes.json"
 kubectl create -f "$out/audit-nodes.json" >/dev/null
-"$out/gen-nodes" -m 100000 >"$out/audit-matrix.csv"
+"$out/gen" -m 100000 >"$out/audit-matrix.csv"
 kubectl get nodes -o name | sed 's|^node/||' >"$out/audit-names"
 
 ms() { echo $(($(date +%s%N) / 1000000)); }

@@ -3,7 +3,7 @@
 # server: a sandbox of its own (.sandbox-bench, ports from 30440, started
 # fresh, stopped at the end) holding FLEET_NODES (default 1000) kwok GPU
 # nodes, FLEET_PODS (30000) pods and FLEET_PDBS (3000) budgets, all from
-# gen-nodes -p (see its -C): one driver DaemonSet pod per node, Succeeded Job
+# gen -p (see its -C): one driver DaemonSet pod per node, Succeeded Job
 # pods, and the replicas of one ReplicaSet per budget, every 97th of them made
 # not Ready.  Pods are created with spec.nodeName set (no scheduler), kwok
 # makes them Running and Ready, the disruption controller computes every
@@ -27,7 +27,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
 out=$here/out
-gen=$out/gen-nodes
+gen=$out/gen
 nn=${FLEET_NODES:-1000}
 np=${FLEET_PODS:-30000}
 nb=${FLEET_PDBS:-3000}
@@ -231,7 +231,7 @@ computed() {
 until_ok 1800 "status on every budget" computed
 done_
 
-# 6. The cluster as planned: every budget's status as gen-nodes computes it
+# 6. The cluster as planned: every budget's status as gen computes it
 #    (as the disruption controller does).  Where a node went NotReady for a
 #    while, the node lifecycle controller set its pods' Ready to False, and
 #    kwok (whose pod-ready stage only looks at Pending pods) leaves them so:
@@ -259,7 +259,7 @@ as_planned() {
 }
 a_last=0
 as_planned_slowly() { as_planned || { sleep 8 && return 1; }; }
-step "every budget's status as gen-nodes computes it ($(nodes_notready) NodeNotReady events so far)"
+step "every budget's status as gen computes it ($(nodes_notready) NodeNotReady events so far)"
 until_ok 1800 "every budget as planned" as_planned_slowly
 done_
 echo "setup: in all $(secs "$t_setup" "$(ms)") s; NodeNotReady events during it: $(nodes_notready)"

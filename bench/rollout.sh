@@ -1,7 +1,7 @@
 #!/bin/sh
 # bench/rollout.sh: `make bench-rollout`.  drv-rollout.sh -L on a sandbox of
 # its own (.sandbox-bench, ports from 30440, started fresh, stopped at the
-# end) holding ROLLOUT_NODES (default 200) kwok GPU nodes (gen-nodes -k: the
+# end) holding ROLLOUT_NODES (default 200) kwok GPU nodes (gen -k: the
 # GPU Operator's and NFD's labels, mixed kernels and OS) and, placed by the
 # scheduler, ROLLOUT_DEPLOYMENTS (10) Deployments of 2 x nodes / 10 replicas,
 # each with a budget of maxUnavailable 25%.  For each P in ROLLOUT_P (default
@@ -21,7 +21,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
 out=$here/out
-gen=$out/gen-nodes
+gen=$out/gen
 nn=${ROLLOUT_NODES:-200}
 nd=${ROLLOUT_DEPLOYMENTS:-10}
 ps_list=${ROLLOUT_P:-1 4 16}

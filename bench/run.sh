@@ -13,7 +13,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
 bin=$root/bin
 out=$here/out
-gen=$out/gen-nodes
+gen=$out/gen
 whole=$out/whole-tree
 runs=${RUNS:-5}
 sizes=${BENCH_N:-1000 5000}
@@ -135,7 +135,7 @@ if want matrix-grep; then
 	row "matrix-grep: 100,000 rows x 5,000 nodes" "$med" "$rss" "-" "-"
 fi
 
-# pdb-check: `kubectl get pdb,pods -A -o json` of a GPU cluster (gen-nodes
+# pdb-check: `kubectl get pdb,pods -A -o json` of a GPU cluster (gen
 # -p), streamed and parsed whole first, beside jq reading the same file.  The node asked
 # about: gpu-node-00001 (~9 pods, one its DaemonSet's).
 prow() { # NAME MEDIAN RSS VS_JQ VS_WHOLE

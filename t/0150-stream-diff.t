@@ -7,9 +7,7 @@
 # refuse.
 . "$(dirname "$0")/lib.sh"
 
-${CC:-cc} -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -o gen-nodes "$ROOT/bench/gen-nodes.c" ||
-	{ echo "Bail out! cannot build bench/gen-nodes.c"; exit 1; }
-GEN=$PWD/gen-nodes
+t_gen
 
 # same DESC ARGS... FILE: t_same on $CMD ARGS FILE (labels2tag unless CMD
 # says; $STDIN: the file given on standard input instead).  Under valgrind
@@ -201,14 +199,14 @@ done
 STDIN=$DATA/pdb-lab.json
 same "pdb-check: a fixture on standard input" lab-node-1
 unset STDIN
-awk -v what=pdb -v n=300 -v nodes=7 -f "$T/gen-slim.awk" >gp.json
-awk -v what=pdb -v n=300 -v nodes=7 -v yaml=1 -f "$T/gen-slim.awk" >gp.yaml
+"$GEN" -s pdb -n 7 300 >gp.json
+"$GEN" -s pdb -y -n 7 300 >gp.yaml
 for n in slim-node-0000 slim-node-0003 slim-node-0099; do
 	same "pdb-check $n, 300 generated pods, JSON" "$n" gp.json
 	same "pdb-check $n, 300 generated pods, YAML" "$n" gp.yaml
 done
-awk -v what=pdb -v n=3 -v nodes=2 -f "$T/gen-slim.awk" >p3.json
-awk -v what=pdb -v n=3 -v nodes=2 -v yaml=1 -f "$T/gen-slim.awk" >p3.yaml
+"$GEN" -s pdb -n 2 3 >p3.json
+"$GEN" -s pdb -y -n 2 3 >p3.yaml
 size=$(wc -c <p3.json)
 step=$((size / 30))
 [ "${GPUDRV_VALGRIND:-0}" = 1 ] && step=$((size / 8))

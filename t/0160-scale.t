@@ -7,7 +7,8 @@
 . "$(dirname "$0")/lib.sh"
 
 N=5200
-gen() { awk -v what="$1" -v n="$2" -v yaml="${3:-0}" -f "$T/gen-slim.awk"; }
+t_gen
+gen() { "$GEN" -s "$1" ${3:+-y} "$2"; }
 gen nodes $N >nodes.json
 gen nodes $N 1 >nodes.yaml
 gen pdb $N >pdb.json

@@ -249,16 +249,15 @@ x' -r "$R"
 t_rc 2 "-o with a newline"
 t_err "names it, shown on one line" "drv-audit.sh: -o takes images or skopeo-sync, not 'images?x'"
 
-# 5,000 generated nodes (bench/gen-nodes.c, as GET --raw answers them):
+# 5,000 generated nodes (gen/, as GET --raw answers them):
 # node i runs branch 535, 550, 570 (i mod 3) on the kernel and OS i mod 5
 # names: 15 images.  The expected lists come from that layout, not from
 # the tools under test.
-${CC:-cc} -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -o gen-nodes "$ROOT/bench/gen-nodes.c" ||
-	{ echo "Bail out! cannot build bench/gen-nodes.c"; exit 1; }
+t_gen
 N=5000
-./gen-nodes -r "$N" >big.json
-./gen-nodes -r -B 7 "$N" >big-b7.json
-# expect N BRANCH KERNEL: the sorted references of gen-nodes' first N nodes.
+"$GEN" -r "$N" >big.json
+"$GEN" -r -B 7 "$N" >big-b7.json
+# expect N BRANCH KERNEL: the sorted references of gen's first N nodes.
 expect() {
 	awk -v n="$1" -v b="$2" -v k="$3" -v r="$R" 'BEGIN {
 		split("535 550 570", maj, " ")

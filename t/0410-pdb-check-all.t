@@ -254,11 +254,10 @@ t_rc 0 "-a reads standard input"
 t_run pdb-check -a - <"$DATA/pdb-lab-ok.json"
 t_rc 0 "and - for it"
 
-# 5,000 pods of 500 budgets on 100 nodes, as bench/gen-nodes.c writes
+# 5,000 pods of 500 budgets on 100 nodes, as gen/ writes
 # kubectl get --raw of the budgets, then of the pods.
-${CC:-cc} -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -o gen-nodes "$ROOT/bench/gen-nodes.c" ||
-	{ echo "Bail out! cannot build bench/gen-nodes.c"; exit 1; }
-./gen-nodes -r -p 5000,500 100 >big.json
+t_gen
+"$GEN" -r -p 5000,500 100 >big.json
 # Every budget made stale (generation 99 > observedGeneration): then
 # pdb-check NODE prints a BLOCKS line for each budget the node's pods draw
 # on, with its needed=N and disruptionsAllowed=A: the DRAWS lines, said the
@@ -296,7 +295,7 @@ t_ok "$([ -z "$bad" ]; echo $?)" "34 nodes: their -a lines but DRAWS are what pd
 t_ok "$([ -z "$bad_draws" ]; echo $?)" "34 nodes: their DRAWS lines are the budgets their pods draw on, with N and A"
 [ -z "$bad_draws" ] || echo "differ:$bad_draws" | t_diag
 
-# By hand, from gen-nodes' layout: 100 driver DaemonSet pods and 49 Job pods
+# By hand, from gen's layout: 100 driver DaemonSet pods and 49 Job pods
 # (Succeeded), 4,851 replicas w of 500 ReplicaSets k (the first 351 of 10
 # replicas, the others of 9), replica w on node w % 100, budget k in
 # team-(k/10) for app k % 10 (asr-whisper, batch-scorer, embedder,

@@ -1,7 +1,7 @@
 #!/bin/sh
 # End to end: pdb-check against the real eviction API, on random scenarios.
 #
-# t/evict-gen.awk makes GPUDRV_EVICT_SCENARIOS (default 30) scenarios from a
+# gen -e (gen/evict.c) makes GPUDRV_EVICT_SCENARIOS (default 30) scenarios from a
 # seed, each in its own namespace (sometimes with a look-alike namespace whose
 # pods carry the same labels) on its own two tainted kwok nodes, NODE (the one
 # drained) and another: Deployments, ReplicaSets, bare pods and DaemonSets,
@@ -563,6 +563,7 @@ ev_verdicts() {
 	done
 }
 
+t_gen
 t0=$(date +%s)
 round=0
 total_scn=0 total_pods=0 total_bad=0 total_real=0
@@ -572,7 +573,7 @@ for seed in $SEEDS; do
 	mkdir -p "$G"
 	ts=$(date +%s)
 	lap0=$ts laps=
-	t_run awk -v seed="$seed" -v n="$NSCN" -v run="$RUN" -v dir="$G" -f "$T/evict-gen.awk"
+	t_run "$GEN" -e "$seed" -R "$RUN" -d "$G" "$NSCN"
 	t_rc 0 "seed $seed: the generator makes $NSCN scenarios"
 	SIDS=$(cat "$G/list")
 	# shellcheck disable=SC2086 # one argument per scenario

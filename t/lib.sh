@@ -220,6 +220,14 @@ STUB
 	KUBECTL=$PWD/kubectl
 	export KUBECTL
 }
+# t_gen: builds gen/ (the tests' and benchmarks' input generator, usage in
+# gen/main.c) once a script, as $GEN.
+t_gen() {
+	GEN=$SCRATCH/gen
+	[ -x "$GEN" ] && return 0
+	${CC:-cc} -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -o "$GEN" "$ROOT"/gen/*.c ||
+		{ echo "Bail out! cannot build gen/"; exit 1; }
+}
 # t_whole: builds ./whole once a script, the tests' own reader of a whole
 # input (t/whole.c: plain cJSON and libyaml's document API, no code of
 # common/), which writes each document back as a line of compact JSON.

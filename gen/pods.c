@@ -1,564 +1,5 @@
-/*
- * gen-nodes: synthetic but realistic inputs for the benchmarks and tests.
- *
- *   gen-nodes [-y] [-r] [-B k] N     a List of N Nodes as `kubectl get nodes
- *                                    -o json` (-y: -o yaml) prints it: ~110
- *                                    labels, 40 images, a full status each,
- *                                    ~25 KB of JSON per node.  -r: as
- *                                    `kubectl get --raw` (NodeList, compact,
- *                                    items without kind).  -B k: every k-th
- *                                    node lacks its driver-branch label.
- *   gen-nodes -k N                   the same nodes for kwok: annotation
- *                                    kwok.x-k8s.io/node=fake, no conditions
- *                                    (kwok's node-initialize stage sets them).
- *   gen-nodes -m ROWS                a support matrix CSV of ROWS rows that
- *                                    holds the tags of every 2nd generated node.
- *   gen-nodes [-y] -p PODS,PDBS NODES
- *                                    `kubectl get pdb,pods -A -o json` (-y:
- *                                    -o yaml) of a GPU cluster of NODES nodes:
- *                                    PDBS budgets, then PODS pods, each as the
- *                                    API shows it (~5 KB of JSON); see pods().
- *   gen-nodes -r -p PODS,PDBS NODES  the two `kubectl get --raw` lists instead,
- *                                    one a line: PodDisruptionBudgetList
- *                                    (/apis/policy/v1/poddisruptionbudgets),
- *                                    then PodList (/api/v1/pods).
- *   gen-nodes -C WHAT [-U uids] -p PODS,PDBS NODES
- *                                    the same cluster for kubectl create, one
- *                                    compact object a line, without what the
- *                                    API sets (status, uid, ...): WHAT is
- *                                    owners (namespaces, the DaemonSet, the
- *                                    ReplicaSets, the Jobs), pods (but the
- *                                    Jobs'), budgets, or unready ("namespace
- *                                    name" of the pods meant not Ready).
- *                                    -U: the owners' uids, "namespace/name
- *                                    uid" lines (else generated ones).
- *
- * Key order is kubectl's (sorted); the YAML is kubectl's: 2-space indent,
- * list items not indented under their key, strings quoted only where YAML
- * would read them as something else.
- */
-#include <ctype.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-static int yaml, raw, kwok;
-
-static const char *const kernels[] = {
-	"5.15.0-119-generic", "5.15.0-107-generic", "6.8.0-45-generic", "6.8.0-49-generic",
-	"5.14.0-427.13.1.el9_4.x86_64",
-};
-static const char *const osid[] = { "ubuntu", "ubuntu", "ubuntu", "ubuntu", "rhel" };
-static const char *const osver[] = { "22.04", "22.04", "24.04", "24.04", "9.4" };
-static const char *const majors[] = { "535", "550", "570" };
-
-static const char *const cpuid[] = {
-	"ADX", "AESNI", "AMXBF16", "AMXINT8", "AMXTILE", "AVX", "AVX2", "AVX512BF16",
-	"AVX512BITALG", "AVX512BW", "AVX512CD", "AVX512DQ", "AVX512F", "AVX512FP16",
-	"AVX512IFMA", "AVX512VBMI", "AVX512VBMI2", "AVX512VL", "AVX512VNNI", "AVX512VPOPCNTDQ",
-	"AVXVNNI", "CETIBT", "CETSS", "CLDEMOTE", "CMPXCHG8", "FMA3", "FSRM", "FXSR",
-	"FXSROPT", "GFNI", "HYPERVISOR", "IA32_ARCH_CAP", "IBPB", "LAHF", "MD_CLEAR",
-	"MOVBE", "MOVDIR64B", "MOVDIRI", "OSXSAVE", "SERIALIZE", "SHA", "SPEC_CTRL_SSBD",
-	"STIBP", "SYSCALL", "SYSEE", "TSXLDTRK", "VAES", "VMX", "VPCLMULQDQ", "WAITPKG",
-	"X87", "XGETBV1", "XSAVE", "XSAVEC", "XSAVEOPT", "XSAVES",
-};
-
-/* ---- output: one writer for both formats ---- */
-
-enum { OBJ, ARR };
-struct level {
-	int kind, first;
-	int ind;    /* YAML: column of its keys or dashes */
-	int inline_; /* YAML: a mapping in a sequence: its first key follows "- " */
-};
-static struct level lv[64];
-static int depth; /* lv[depth] is the open collection; 0: none */
-
-static int
-needs_quote(const char *s)
-{
-	static const char *const words[] = { "true", "false", "yes", "no", "on", "off", "y",
-		"n", "null", "~", "True", "False", "Yes", "No", "On", "Off", "Null", "TRUE",
-		"FALSE", "NULL", "Y", "N", NULL };
-	size_t i, n = strlen(s);
-	int numeric;
-
-	if (n == 0 || strchr("-?:,[]{}#&*!|>'\"%@` ", s[0]) != NULL || s[n - 1] == ' ')
-		return 1;
-	if (strstr(s, ": ") != NULL || strstr(s, " #") != NULL || s[n - 1] == ':')
-		return 1;
-	for (i = 0; words[i] != NULL; i++)
-		if (strcmp(s, words[i]) == 0)
-			return 1;
-	{
-		char *end;
-
-		(void)strtod(s, &end);
-		numeric = *end == '\0';
-	}
-	/* and what YAML 1.1 reads as a timestamp */
-	if (n >= 10 && isdigit((unsigned char)s[0]) && s[4] == '-' && s[7] == '-')
-		numeric = 1;
-	(void)i;
-	return numeric;
-}
-
-static void
-spaces(int n)
-{
-	while (n-- > 0)
-		putchar(' ');
-}
-
-static void
-jstring(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			putchar('\\');
-		putchar(*s);
-	}
-	putchar('"');
-}
-
-/* JSON: before a member or an element. */
-static void
-jsep(void)
-{
-	if (depth == 0)
-		return;
-	if (!lv[depth].first)
-		putchar(',');
-	if (!raw) {
-		putchar('\n');
-		spaces(4 * depth);
-	}
-}
-
-/* YAML: before a value that is a sequence element: its dash. */
-static void
-ydash(void)
-{
-	putchar('\n');
-	spaces(lv[depth].ind);
-	fputs("- ", stdout);
-}
-
-static void
-key(const char *k)
-{
-	if (yaml) {
-		if (lv[depth].inline_) {
-			lv[depth].inline_ = 0;
-		} else {
-			if (!(depth == 1 && lv[depth].first))
-				putchar('\n');
-			spaces(lv[depth].ind);
-		}
-		fputs(k, stdout);
-		putchar(':');
-	} else {
-		jsep();
-		jstring(k);
-		fputs(raw ? ":" : ": ", stdout);
-	}
-	lv[depth].first = 0;
-}
-
-/* A scalar, written as is (JSON numbers and booleans, YAML plain) or quoted. */
-static void
-scalar(const char *v, int is_str)
-{
-	if (yaml) {
-		if (lv[depth].kind == ARR)
-			ydash();
-		else
-			putchar(' ');
-		if (!is_str || !needs_quote(v))
-			fputs(v, stdout);
-		else if (*v == '\0')
-			fputs("\"\"", stdout);
-		else
-			printf("'%s'", v);
-	} else {
-		if (lv[depth].kind == ARR)
-			jsep();
-		if (is_str)
-			jstring(v);
-		else
-			fputs(v, stdout);
-	}
-	lv[depth].first = 0;
-}
-
-static void str(const char *v) { scalar(v, 1); }
-
-static void
-num(long long v)
-{
-	char b[32];
-
-	snprintf(b, sizeof b, "%lld", v);
-	scalar(b, 0);
-}
-
-static void
-open_(int kind)
-{
-	struct level *up = &lv[depth], *l = &lv[depth + 1];
-
-	l->kind = kind;
-	l->first = 1;
-	l->inline_ = 0;
-	if (yaml) {
-		if (depth == 0) {
-			l->ind = 0;
-		} else if (up->kind == ARR) {
-			ydash();
-			l->ind = up->ind + 2;
-			l->inline_ = 1;
-		} else {
-			l->ind = kind == OBJ ? up->ind + 2 : up->ind;
-		}
-	} else {
-		if (depth > 0 && up->kind == ARR)
-			jsep();
-		putchar(kind == OBJ ? '{' : '[');
-	}
-	up->first = 0;
-	depth++;
-}
-
-static void
-close_(void)
-{
-	struct level *l = &lv[depth--];
-
-	if (yaml) {
-		if (l->first)
-			fputs(l->kind == OBJ ? " {}" : " []", stdout);
-		return;
-	}
-	if (!l->first && !raw) {
-		putchar('\n');
-		spaces(4 * depth);
-	}
-	putchar(l->kind == OBJ ? '}' : ']');
-}
-
-#define YSEQ_OPEN() open_(ARR)
-
-static void kv(const char *k, const char *v) { key(k); str(v); }
-static void kn(const char *k, long long v) { key(k); num(v); }
-static void kb(const char *k, int v) { key(k); scalar(v ? "true" : "false", 0); }
-
-/* ---- the data ---- */
-
-static unsigned long long rng = 88172645463325252ULL;
-
-static unsigned long long
-next(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
-
-static void
-hex(char *out, int n)
-{
-	static const char digits[] = "0123456789abcdef";
-
-	while (n-- > 0)
-		*out++ = digits[next() % 16];
-	*out = '\0';
-}
-
-struct label {
-	char k[256], v[64];
-};
-
-static int
-bykey(const void *a, const void *b)
-{
-	return strcmp(((const struct label *)a)->k, ((const struct label *)b)->k);
-}
-
-static void
-node(long i, int broken)
-{
-	struct label l[160];
-	int n = 0, j, kv_i = (int)(i % 5);
-	char name[64], buf[256], h[72];
-	const char *maj = majors[i % 3];
-
-	snprintf(name, sizeof name, "gpu-node-%05ld", i);
-#define L(key_, ...) do { snprintf(l[n].k, sizeof l[n].k, "%s", key_); \
-	snprintf(l[n].v, sizeof l[n].v, __VA_ARGS__); n++; } while (0)
-	L("beta.kubernetes.io/arch", "amd64");
-	L("beta.kubernetes.io/instance-type", "p4d.24xlarge");
-	L("beta.kubernetes.io/os", "linux");
-	for (j = 0; j < (int)(sizeof cpuid / sizeof cpuid[0]); j++) {
-		snprintf(buf, sizeof buf, "feature.node.kubernetes.io/cpu-cpuid.%s", cpuid[j]);
-		L(buf, "true");
-	}
-	L("feature.node.kubernetes.io/cpu-cstate.enabled", "true");
-	L("feature.node.kubernetes.io/cpu-hardware_multithreading", "true");
-	L("feature.node.kubernetes.io/cpu-model.family", "6");
-	L("feature.node.kubernetes.io/cpu-model.id", "143");
-	L("feature.node.kubernetes.io/cpu-model.vendor_id", "Intel");
-	L("feature.node.kubernetes.io/cpu-pstate.status", "active");
-	L("feature.node.kubernetes.io/cpu-pstate.turbo", "true");
-	L("feature.node.kubernetes.io/cpu-rdt.RDTCMT", "true");
-	L("feature.node.kubernetes.io/kernel-config.NO_HZ", "true");
-	L("feature.node.kubernetes.io/kernel-config.NO_HZ_IDLE", "true");
-	L("feature.node.kubernetes.io/kernel-version.full", "%s", kernels[kv_i]);
-	L("feature.node.kubernetes.io/kernel-version.major", "%c", kernels[kv_i][0]);
-	L("feature.node.kubernetes.io/kernel-version.minor", "%.*s",
-	    (int)strcspn(kernels[kv_i] + 2, "."), kernels[kv_i] + 2);
-	L("feature.node.kubernetes.io/kernel-version.revision", "0");
-	L("feature.node.kubernetes.io/memory-numa", "true");
-	L("feature.node.kubernetes.io/network-sriov.capable", "true");
-	L("feature.node.kubernetes.io/pci-10de.present", "true");
-	L("feature.node.kubernetes.io/pci-10de.sriov.capable", "true");
-	L("feature.node.kubernetes.io/pci-1d0f.present", "true");
-	L("feature.node.kubernetes.io/storage-nonrotationaldisk", "true");
-	L("feature.node.kubernetes.io/system-os_release.ID", "%s", osid[kv_i]);
-	L("feature.node.kubernetes.io/system-os_release.VERSION_ID", "%s", osver[kv_i]);
-	L("feature.node.kubernetes.io/system-os_release.VERSION_ID.major", "%.*s",
-	    (int)strcspn(osver[kv_i], "."), osver[kv_i]);
-	L("feature.node.kubernetes.io/system-os_release.VERSION_ID.minor", "%s",
-	    strchr(osver[kv_i], '.') + 1);
-	L("kubernetes.io/arch", "amd64");
-	L("kubernetes.io/hostname", "%s", name);
-	L("kubernetes.io/os", "linux");
-	L("node.kubernetes.io/instance-type", "p4d.24xlarge");
-	L("nvidia.com/cuda.driver-version.full", "%s.90.07", maj);
-	L("nvidia.com/cuda.driver-version.major", "%s", maj);
-	L("nvidia.com/cuda.driver-version.minor", "90");
-	L("nvidia.com/cuda.driver-version.revision", "07");
-	if (!broken)
-		L("nvidia.com/cuda.driver.major", "%s", maj);
-	L("nvidia.com/cuda.driver.minor", "90");
-	L("nvidia.com/cuda.driver.rev", "07");
-	L("nvidia.com/cuda.runtime-version.full", "12.4");
-	L("nvidia.com/cuda.runtime-version.major", "12");
-	L("nvidia.com/cuda.runtime-version.minor", "4");
-	L("nvidia.com/cuda.runtime.major", "12");
-	L("nvidia.com/cuda.runtime.minor", "4");
-	L("nvidia.com/gfd.timestamp", "1732874400");
-	L("nvidia.com/gpu-driver-upgrade-state", "upgrade-done");
-	L("nvidia.com/gpu.compute.major", "8");
-	L("nvidia.com/gpu.compute.minor", "0");
-	L("nvidia.com/gpu.count", "8");
-	L("nvidia.com/gpu.deploy.container-toolkit", "true");
-	L("nvidia.com/gpu.deploy.dcgm", "true");
-	L("nvidia.com/gpu.deploy.dcgm-exporter", "true");
-	L("nvidia.com/gpu.deploy.device-plugin", "true");
-	L("nvidia.com/gpu.deploy.driver", "true");
-	L("nvidia.com/gpu.deploy.gpu-feature-discovery", "true");
-	L("nvidia.com/gpu.deploy.node-status-exporter", "true");
-	L("nvidia.com/gpu.deploy.operator-validator", "true");
-	L("nvidia.com/gpu.family", "ampere");
-	L("nvidia.com/gpu.machine", "p4d.24xlarge");
-	L("nvidia.com/gpu.memory", "40960");
-	L("nvidia.com/gpu.mode", "compute");
-	L("nvidia.com/gpu.present", "true");
-	L("nvidia.com/gpu.product", "NVIDIA-A100-SXM4-40GB");
-	L("nvidia.com/gpu.replicas", "1");
-	L("nvidia.com/gpu.sharing-strategy", "none");
-	L("nvidia.com/mig.capable", "true");
-	L("nvidia.com/mig.strategy", "single");
-	L("nvidia.com/mps.capable", "false");
-	L("topology.kubernetes.io/region", "us-east-1");
-	L("topology.kubernetes.io/zone", "us-east-1%c", "abcd"[i % 4]);
-#undef L
-	qsort(l, (size_t)n, sizeof l[0], bykey);
-
-	open_(OBJ);
-	kv("apiVersion", "v1");
-	if (!raw)
-		kv("kind", "Node");
-	key("metadata");
-	open_(OBJ);
-	key("annotations");
-	open_(OBJ);
-	kv("csi.volume.kubernetes.io/nodeid", "{\"ebs.csi.aws.com\":\"i-0abc\"}");
-	if (kwok)
-		kv("kwok.x-k8s.io/node", "fake");
-	kv("nfd.node.kubernetes.io/feature-labels", "cpu-cpuid.ADX,cpu-cpuid.AESNI,cpu-cpuid.AVX,"
-	    "kernel-version.full,system-os_release.ID,system-os_release.VERSION_ID");
-	kv("node.alpha.kubernetes.io/ttl", "0");
-	kv("nvidia.com/gpu-driver-upgrade-enabled", "true");
-	kv("volumes.kubernetes.io/controller-managed-attach-detach", "true");
-	close_();
-	kv("creationTimestamp", "2026-11-29T10:00:00Z");
-	key("labels");
-	open_(OBJ);
-	for (j = 0; j < n; j++)
-		kv(l[j].k, l[j].v);
-	close_();
-	kv("name", name);
-	snprintf(buf, sizeof buf, "%ld", 100000 + i);
-	kv("resourceVersion", buf);
-	hex(h, 8);
-	snprintf(buf, sizeof buf, "%s-1111-2222-3333-444455556666", h);
-	kv("uid", buf);
-	close_();
-	key("spec");
-	open_(OBJ);
-	snprintf(buf, sizeof buf, "10.%ld.%ld.0/24", 64 + i / 256 % 64, i % 256);
-	kv("podCIDR", buf);
-	key("podCIDRs");
-	YSEQ_OPEN();
-	str(buf);
-	close_();
-	snprintf(buf, sizeof buf, "aws:///us-east-1a/i-%08lx", i);
-	kv("providerID", buf);
-	close_();
-	key("status");
-	open_(OBJ);
-	key("addresses");
-	YSEQ_OPEN();
-	open_(OBJ);
-	snprintf(buf, sizeof buf, "10.0.%ld.%ld", i / 256, i % 256);
-	kv("address", buf);
-	kv("type", "InternalIP");
-	close_();
-	open_(OBJ);
-	kv("address", name);
-	kv("type", "Hostname");
-	close_();
-	close_();
-	key("allocatable");
-	open_(OBJ);
-	kv("cpu", "96");
-	kv("ephemeral-storage", "95491281150");
-	kv("memory", "1176478532Ki");
-	kv("nvidia.com/gpu", "8");
-	kv("pods", "110");
-	close_();
-	key("capacity");
-	open_(OBJ);
-	kv("cpu", "96");
-	kv("ephemeral-storage", "103609160Ki");
-	kv("memory", "1176580932Ki");
-	kv("nvidia.com/gpu", "8");
-	kv("pods", "110");
-	close_();
-	/* kwok's node-initialize stage sets the conditions of its nodes */
-	if (!kwok) {
-		static const char *const ct[][3] = {
-			{ "MemoryPressure", "KubeletHasSufficientMemory", "kubelet has sufficient memory available" },
-			{ "DiskPressure", "KubeletHasNoDiskPressure", "kubelet has no disk pressure" },
-			{ "PIDPressure", "KubeletHasSufficientPID", "kubelet has sufficient PID available" },
-			{ "Ready", "KubeletReady", "kubelet is posting ready status" },
-		};
-
-		key("conditions");
-		YSEQ_OPEN();
-		for (j = 0; j < 4; j++) {
-			open_(OBJ);
-			kv("lastHeartbeatTime", "2026-11-29T10:05:00Z");
-			kv("lastTransitionTime", "2026-11-29T10:00:00Z");
-			kv("message", ct[j][2]);
-			kv("reason", ct[j][1]);
-			kv("status", j == 3 ? "True" : "False");
-			kv("type", ct[j][0]);
-			close_();
-		}
-		close_();
-	}
-	key("daemonEndpoints");
-	open_(OBJ);
-	key("kubeletEndpoint");
-	open_(OBJ);
-	kn("Port", 10250);
-	close_();
-	close_();
-	key("images");
-	YSEQ_OPEN();
-	for (j = 0; j < 40; j++) {
-		char repo[64];
-
-		snprintf(repo, sizeof repo, "nvcr.io/nvidia/%s/image-%02d",
-		    j % 3 ? "cloud-native" : "k8s", j);
-		open_(OBJ);
-		key("names");
-		YSEQ_OPEN();
-		hex(h, 64);
-		snprintf(buf, sizeof buf, "%s@sha256:%s", repo, h);
-		str(buf);
-		snprintf(buf, sizeof buf, "%s:v%d.%d.%d-ubuntu22.04", repo, j % 4, j % 10, j % 7);
-		str(buf);
-		close_();
-		kn("sizeBytes", 100000000 + (long long)(next() % 900000000));
-		close_();
-	}
-	close_();
-	key("nodeInfo");
-	open_(OBJ);
-	kv("architecture", "amd64");
-	hex(h, 32);
-	kv("bootID", h);
-	kv("containerRuntimeVersion", "containerd://1.7.22");
-	kv("kernelVersion", kernels[kv_i]);
-	kv("kubeProxyVersion", "v1.31.2");
-	kv("kubeletVersion", "v1.31.2");
-	hex(h, 32);
-	kv("machineID", h);
-	kv("operatingSystem", "linux");
-	kv("osImage", kv_i == 4 ? "Red Hat Enterprise Linux 9.4 (Plow)" : "Ubuntu 22.04.5 LTS");
-	kv("systemUUID", h);
-	close_();
-	close_();
-	close_();
-}
-
-static void
-nodes(long n, long broken_every)
-{
-	long i;
-
-	open_(OBJ);
-	kv("apiVersion", "v1");
-	key("items");
-	YSEQ_OPEN();
-	for (i = 0; i < n; i++)
-		node(i, broken_every > 0 && i % broken_every == broken_every - 1);
-	close_();
-	kv("kind", raw ? "NodeList" : "List");
-	key("metadata");
-	open_(OBJ);
-	kv("resourceVersion", raw ? "987654" : "");
-	close_();
-	close_();
-	putchar('\n');
-}
-
-static void
-matrix(long rows)
-{
-	long i;
-
-	puts("driver_branch,kernel,os_tag");
-	for (i = 0; i < rows; i++) {
-		int k = (int)(i % 5);
-
-		if (i < 15 && i % 2 == 0)
-			/* the tags of generated nodes: every node's kernel, branches 535 and 570 */
-			printf("%s,%s,%s%s\n", majors[(i / 5) % 3], kernels[k], osid[k], osver[k]);
-		else
-			printf("%ld,%s,%s%s\n", 400 + i % 97, kernels[k], osid[k], osver[k]);
-	}
-}
-
-
-/* ---- pods and budgets, for pdb-check and the fleet benchmark ---- */
-
-static void usage(void);
+/* gen: pods and budgets, for pdb-check and the fleet benchmark. */
+#include "gen.h"
 
 /*
  * The layout of -p PODS,PDBS NODES: one DaemonSet pod per node
@@ -573,8 +14,8 @@ static struct {
 	long pods, pdbs, nodes;
 	long ds, jobs, work, rs, ns; /* DaemonSet pods, Job pods, replicas, ReplicaSets, namespaces */
 } L;
-static int create;             /* -C: objects for kubectl create, one compact JSON a line */
-static const char *uidfile;    /* -U: the owners' real uids */
+int create;             /* -C: objects for kubectl create, one compact JSON a line */
+const char *uidfile;    /* -U: the owners' real uids */
 
 enum { D_RSHASH = 1, D_RSUID, D_POD, D_PODUID, D_DS, D_DSUID, D_JOB, D_JOBUID, D_PDBUID,
 	D_CTR, D_IMG, D_TIME, D_CFG, D_TOK };
@@ -747,7 +188,7 @@ owners_read(const char *path)
 			cap = cap ? 2 * cap : 1024;
 			owners = realloc(owners, cap * sizeof *owners);
 			if (owners == NULL) {
-				perror("gen-nodes");
+				perror("gen");
 				exit(2);
 			}
 		}
@@ -771,7 +212,7 @@ owner_uid(char *out, const char *ns, const char *name, int dom, long x)
 	snprintf(k.key, sizeof k.key, "%s/%s", ns, name);
 	o = bsearch(&k, owners, nowners, sizeof *owners, by_owner);
 	if (o == NULL) {
-		fprintf(stderr, "gen-nodes: %s: no uid for %s\n", uidfile, k.key);
+		fprintf(stderr, "gen: %s: no uid for %s\n", uidfile, k.key);
 		exit(2);
 	}
 	snprintf(out, 40, "%s", o->uid);
@@ -786,7 +227,7 @@ words(const char *s)
 	char w[256];
 	size_t n;
 
-	YSEQ_OPEN();
+	open_(ARR);
 	while (*s != '\0') {
 		n = strcspn(s, " ");
 		snprintf(w, sizeof w, "%.*s", (int)n, s);
@@ -804,15 +245,11 @@ env_ref(const char *name, const char *path)
 {
 	open_(OBJ);
 	kv("name", name);
-	key("valueFrom");
-	open_(OBJ);
-	key("fieldRef");
-	open_(OBJ);
+	ko("valueFrom", OBJ);
+	ko("fieldRef", OBJ);
 	kv("apiVersion", "v1");
 	kv("fieldPath", path);
-	close_();
-	close_();
-	close_();
+	closen(3);
 }
 
 static void
@@ -865,11 +302,9 @@ resources(const char *cpu, const char *mem, const char *gpus)
 {
 	int i;
 
-	key("resources");
-	open_(OBJ);
+	ko("resources", OBJ);
 	for (i = 0; i < 2; i++) {
-		key(i == 0 ? "limits" : "requests");
-		open_(OBJ);
+		ko(i == 0 ? "limits" : "requests", OBJ);
 		kv("cpu", cpu);
 		kv("memory", mem);
 		if (gpus != NULL)
@@ -897,58 +332,40 @@ api_volume(const char *name)
 {
 	open_(OBJ);
 	kv("name", name);
-	key("projected");
-	open_(OBJ);
+	ko("projected", OBJ);
 	kn("defaultMode", 420);
-	key("sources");
-	YSEQ_OPEN();
+	ko("sources", ARR);
 	open_(OBJ);
-	key("serviceAccountToken");
-	open_(OBJ);
+	ko("serviceAccountToken", OBJ);
 	kn("expirationSeconds", 3607);
 	kv("path", "token");
-	close_();
-	close_();
+	closen(2);
 	open_(OBJ);
-	key("configMap");
-	open_(OBJ);
-	key("items");
-	YSEQ_OPEN();
+	ko("configMap", OBJ);
+	ko("items", ARR);
 	open_(OBJ);
 	kv("key", "ca.crt");
 	kv("path", "ca.crt");
-	close_();
-	close_();
+	closen(2);
 	kv("name", "kube-root-ca.crt");
-	close_();
-	close_();
+	closen(2);
 	open_(OBJ);
-	key("downwardAPI");
+	ko("downwardAPI", OBJ);
+	ko("items", ARR);
 	open_(OBJ);
-	key("items");
-	YSEQ_OPEN();
-	open_(OBJ);
-	key("fieldRef");
-	open_(OBJ);
+	ko("fieldRef", OBJ);
 	kv("apiVersion", "v1");
 	kv("fieldPath", "metadata.namespace");
 	close_();
 	kv("path", "namespace");
-	close_();
-	close_();
-	close_();
-	close_();
-	close_();
-	close_();
-	close_();
+	closen(7);
 }
 
 static void
 host_volume(const char *name, const char *path, const char *type)
 {
 	open_(OBJ);
-	key("hostPath");
-	open_(OBJ);
+	ko("hostPath", OBJ);
 	kv("path", path);
 	if (type != NULL)
 		kv("type", type);
@@ -989,12 +406,10 @@ pod_ip(char *out, size_t n, long node, long slot)
 static void
 ip_list(const char *k, const char *ip)
 {
-	key(k);
-	YSEQ_OPEN();
+	ko(k, ARR);
 	open_(OBJ);
 	kv("ip", ip);
-	close_();
-	close_();
+	closen(2);
 }
 
 static long
@@ -1042,11 +457,9 @@ container_status(const struct cstat *c)
 	khex(h, 64, D_IMG, fnv(c->image));
 	snprintf(img, sizeof img, "%.*s@sha256:%s", (int)(colon - c->image), c->image, h);
 	kv("imageID", img);
-	key("lastState");
-	open_(OBJ);
+	ko("lastState", OBJ);
 	if (c->restarts > 0) {
-		key("terminated");
-		open_(OBJ);
+		ko("terminated", OBJ);
 		khex(h, 64, D_CTR, c->ctr + 7777777);
 		snprintf(id, sizeof id, "containerd://%.64s", h);
 		kv("containerID", id);
@@ -1062,17 +475,14 @@ container_status(const struct cstat *c)
 	if (c->cpu != NULL)
 		resources(c->cpu, c->mem, c->gpus);
 	else {
-		key("resources");
-		open_(OBJ);
+		ko("resources", OBJ);
 		close_();
 	}
 	kn("restartCount", c->restarts);
 	kb("started", !c->done);
-	key("state");
-	open_(OBJ);
+	ko("state", OBJ);
 	if (c->done) {
-		key("terminated");
-		open_(OBJ);
+		ko("terminated", OBJ);
 		kv("containerID", id);
 		kn("exitCode", 0);
 		kv("finishedAt", c->finished);
@@ -1080,14 +490,12 @@ container_status(const struct cstat *c)
 		kv("startedAt", c->started);
 		close_();
 	} else {
-		key("running");
-		open_(OBJ);
+		ko("running", OBJ);
 		kv("startedAt", c->started);
 		close_();
 	}
 	close_();
-	key("volumeMounts");
-	YSEQ_OPEN();
+	ko("volumeMounts", ARR);
 	for (i = 0; i < c->nm; i++) {
 		open_(OBJ);
 		kv("mountPath", c->mpath[i]);
@@ -1098,8 +506,7 @@ container_status(const struct cstat *c)
 		}
 		close_();
 	}
-	close_();
-	close_();
+	closen(2);
 }
 
 /* status of a pod: phase Running (ready or not) or Succeeded (done) */
@@ -1110,10 +517,8 @@ pod_status(long node, long slot, const char *t0, const char *t1, int ready, int 
 	char ip[32], msg[200];
 	int i;
 
-	key("status");
-	open_(OBJ);
-	key("conditions");
-	YSEQ_OPEN();
+	ko("status", OBJ);
+	ko("conditions", ARR);
 	snprintf(msg, sizeof msg, "containers with unready status: [%s]", main_ctr);
 	condition("PodReadyToStartContainers", done ? "False" : "True", t1, NULL, NULL);
 	condition("Initialized", "True", t0, done ? "PodCompleted" : NULL, NULL);
@@ -1129,8 +534,7 @@ pod_status(long node, long slot, const char *t0, const char *t1, int ready, int 
 	}
 	condition("PodScheduled", "True", t0, NULL, NULL);
 	close_();
-	key("containerStatuses");
-	YSEQ_OPEN();
+	ko("containerStatuses", ARR);
 	for (i = 0; i < ncs; i++)
 		container_status(&cs[i]);
 	close_();
@@ -1149,8 +553,7 @@ pod_status(long node, long slot, const char *t0, const char *t1, int ready, int 
 static void
 owner_ref(const char *api, const char *kind, const char *name, const char *uid)
 {
-	key("ownerReferences");
-	YSEQ_OPEN();
+	ko("ownerReferences", ARR);
 	open_(OBJ);
 	kv("apiVersion", api);
 	kb("blockOwnerDeletion", 1);
@@ -1158,15 +561,13 @@ owner_ref(const char *api, const char *kind, const char *name, const char *uid)
 	kv("kind", kind);
 	kv("name", name);
 	kv("uid", uid);
-	close_();
-	close_();
+	closen(2);
 }
 
 static void
 gpu_tolerations(int pod)
 {
-	key("tolerations");
-	YSEQ_OPEN();
+	ko("tolerations", ARR);
 	toleration("NoSchedule", "nvidia.com/gpu", 0);
 	if (pod) { /* DefaultTolerationSeconds admission */
 		toleration("NoExecute", "node.kubernetes.io/not-ready", 300);
@@ -1187,17 +588,14 @@ rs_spec(long k, long w)
 
 	kname(buf, 5, D_TOK, pod ? w : 0);
 	snprintf(api, sizeof api, "kube-api-access-%.5s", buf);
-	key("spec");
-	open_(OBJ);
-	key("containers");
-	YSEQ_OPEN();
+	ko("spec", OBJ);
+	ko("containers", ARR);
 	open_(OBJ);
 	key("args");
 	words(a->args);
 	key("command");
 	words(a->command);
-	key("env");
-	YSEQ_OPEN();
+	ko("env", ARR);
 	env_val("CUDA_DEVICE_ORDER", "PCI_BUS_ID");
 	env_val("HF_HOME", "/models/.cache/huggingface");
 	env_val("NCCL_DEBUG", "WARN");
@@ -1208,19 +606,15 @@ rs_spec(long k, long w)
 	kv("image", a->image);
 	kv("imagePullPolicy", "IfNotPresent");
 	kv("name", a->name);
-	key("ports");
-	YSEQ_OPEN();
+	ko("ports", ARR);
 	open_(OBJ);
 	kn("containerPort", a->port);
 	kv("name", "http");
 	kv("protocol", "TCP");
-	close_();
-	close_();
-	key("readinessProbe");
-	open_(OBJ);
+	closen(2);
+	ko("readinessProbe", OBJ);
 	kn("failureThreshold", 3);
-	key("httpGet");
-	open_(OBJ);
+	ko("httpGet", OBJ);
 	kv("path", a->probe);
 	kv("port", "http");
 	kv("scheme", "HTTP");
@@ -1232,14 +626,12 @@ rs_spec(long k, long w)
 	close_();
 	resources(a->cpu, a->mem, a->gpus);
 	termination_message();
-	key("volumeMounts");
-	YSEQ_OPEN();
+	ko("volumeMounts", ARR);
 	mount("/dev/shm", "dshm", 0);
 	mount("/models", "model-cache", 0);
 	if (pod)
 		api_mount(api);
-	close_();
-	close_();
+	closen(2);
 	if (sidecar(k)) {
 		open_(OBJ);
 		key("args");
@@ -1247,19 +639,16 @@ rs_spec(long k, long w)
 		kv("image", "prom/statsd-exporter:v0.27.1");
 		kv("imagePullPolicy", "IfNotPresent");
 		kv("name", "metrics-exporter");
-		key("ports");
-		YSEQ_OPEN();
+		ko("ports", ARR);
 		open_(OBJ);
 		kn("containerPort", 9102);
 		kv("name", "metrics");
 		kv("protocol", "TCP");
-		close_();
-		close_();
+		closen(2);
 		resources("100m", "128Mi", NULL);
 		termination_message();
 		if (pod) {
-			key("volumeMounts");
-			YSEQ_OPEN();
+			ko("volumeMounts", ARR);
 			api_mount(api);
 			close_();
 		}
@@ -1272,8 +661,7 @@ rs_spec(long k, long w)
 		snprintf(buf, sizeof buf, "gpu-node-%05ld", w % L.nodes);
 		kv("nodeName", buf);
 	}
-	key("nodeSelector");
-	open_(OBJ);
+	ko("nodeSelector", OBJ);
 	kv("nvidia.com/gpu.present", "true");
 	close_();
 	if (pod && !create) {
@@ -1282,34 +670,29 @@ rs_spec(long k, long w)
 	}
 	kv("restartPolicy", "Always");
 	kv("schedulerName", "default-scheduler");
-	key("securityContext");
-	open_(OBJ);
+	ko("securityContext", OBJ);
 	kn("fsGroup", 1000);
 	close_();
 	service_account(pod, "default");
 	kn("terminationGracePeriodSeconds", 30);
 	gpu_tolerations(pod);
-	key("volumes");
-	YSEQ_OPEN();
+	ko("volumes", ARR);
 	open_(OBJ);
-	key("emptyDir");
-	open_(OBJ);
+	ko("emptyDir", OBJ);
 	kv("medium", "Memory");
 	kv("sizeLimit", "16Gi");
 	close_();
 	kv("name", "dshm");
 	close_();
 	open_(OBJ);
-	key("emptyDir");
-	open_(OBJ);
+	ko("emptyDir", OBJ);
 	kv("sizeLimit", "200Gi");
 	close_();
 	kv("name", "model-cache");
 	close_();
 	if (pod)
 		api_volume(api);
-	close_();
-	close_();
+	closen(2);
 }
 
 static void
@@ -1317,8 +700,7 @@ rs_labels(long k, const char *hash)
 {
 	char buf[64];
 
-	key("labels");
-	open_(OBJ);
+	ko("labels", OBJ);
 	kv("app.kubernetes.io/component", apps[k % 10].component);
 	kv("app.kubernetes.io/instance", apps[k % 10].name);
 	kv("app.kubernetes.io/name", apps[k % 10].name);
@@ -1335,8 +717,7 @@ rs_annotations(long k)
 {
 	char h[72];
 
-	key("annotations");
-	open_(OBJ);
+	ko("annotations", OBJ);
 	khex(h, 64, D_CFG, k);
 	kv("checksum/config", h);
 	kv("prometheus.io/port", sidecar(k) ? "9102" : "8000");
@@ -1366,8 +747,7 @@ rs_pod(long w)
 		kv("apiVersion", "v1");
 		kv("kind", "Pod");
 	}
-	key("metadata");
-	open_(OBJ);
+	ko("metadata", OBJ);
 	rs_annotations(k);
 	if (!create)
 		kv("creationTimestamp", t0);
@@ -1460,45 +840,29 @@ ds_spec(long node)
 
 	kname(buf, 5, D_TOK, pod ? 5000000 + node : 4999999);
 	snprintf(api, sizeof api, "kube-api-access-%.5s", buf);
-	key("spec");
-	open_(OBJ);
+	ko("spec", OBJ);
 	if (pod) {
 		snprintf(buf, sizeof buf, "gpu-node-%05ld", node);
-		key("affinity");
+		ko("affinity", OBJ);
+		ko("nodeAffinity", OBJ);
+		ko("requiredDuringSchedulingIgnoredDuringExecution", OBJ);
+		ko("nodeSelectorTerms", ARR);
 		open_(OBJ);
-		key("nodeAffinity");
-		open_(OBJ);
-		key("requiredDuringSchedulingIgnoredDuringExecution");
-		open_(OBJ);
-		key("nodeSelectorTerms");
-		YSEQ_OPEN();
-		open_(OBJ);
-		key("matchFields");
-		YSEQ_OPEN();
+		ko("matchFields", ARR);
 		open_(OBJ);
 		kv("key", "metadata.name");
 		kv("operator", "In");
-		key("values");
-		YSEQ_OPEN();
+		ko("values", ARR);
 		str(buf);
-		close_();
-		close_();
-		close_();
-		close_();
-		close_();
-		close_();
-		close_();
-		close_();
+		closen(8);
 	}
-	key("containers");
-	YSEQ_OPEN();
+	ko("containers", ARR);
 	open_(OBJ);
 	key("args");
 	words("init");
 	key("command");
 	words("nvidia-driver");
-	key("env");
-	YSEQ_OPEN();
+	ko("env", ARR);
 	env_val("NVIDIA_VISIBLE_DEVICES", "void");
 	env_val("GPU_DIRECT_RDMA_ENABLED", "false");
 	env_val("USE_HOST_MOFED", "false");
@@ -1507,29 +871,21 @@ ds_spec(long node)
 	kv("image", DS_IMAGE);
 	kv("imagePullPolicy", "IfNotPresent");
 	kv("name", "nvidia-driver-ctr");
-	key("resources");
-	open_(OBJ);
+	ko("resources", OBJ);
 	close_();
-	key("securityContext");
-	open_(OBJ);
+	ko("securityContext", OBJ);
 	if (!create) /* the sandbox's API server runs without --allow-privileged */
 		kb("privileged", 1);
-	key("seLinuxOptions");
-	open_(OBJ);
+	ko("seLinuxOptions", OBJ);
 	kv("level", "s0");
-	close_();
-	close_();
-	key("startupProbe");
-	open_(OBJ);
-	key("exec");
-	open_(OBJ);
-	key("command");
-	YSEQ_OPEN();
+	closen(2);
+	ko("startupProbe", OBJ);
+	ko("exec", OBJ);
+	ko("command", ARR);
 	str("sh");
 	str("-c");
 	str("nvidia-smi && touch /run/nvidia/validations/.driver-ctr-ready");
-	close_();
-	close_();
+	closen(2);
 	kn("failureThreshold", 120);
 	kn("initialDelaySeconds", 60);
 	kn("periodSeconds", 10);
@@ -1537,22 +893,18 @@ ds_spec(long node)
 	kn("timeoutSeconds", 60);
 	close_();
 	termination_message();
-	key("volumeMounts");
-	YSEQ_OPEN();
+	ko("volumeMounts", ARR);
 	for (i = 0; i < 10; i++)
 		mount(ds_mounts[i][0], ds_mounts[i][1], i == 3);
 	if (pod)
 		api_mount(api);
-	close_();
-	close_();
-	close_();
+	closen(3);
 	kv("dnsPolicy", "ClusterFirst");
 	kb("enableServiceLinks", 1);
 	kb("hostPID", 1);
 	if (pod)
 		kv("nodeName", buf);
-	key("nodeSelector");
-	open_(OBJ);
+	ko("nodeSelector", OBJ);
 	kv("nvidia.com/gpu.deploy.driver", "true");
 	close_();
 	if (pod && !create) {
@@ -1562,13 +914,11 @@ ds_spec(long node)
 	kv("priorityClassName", "system-node-critical");
 	kv("restartPolicy", "Always");
 	kv("schedulerName", "default-scheduler");
-	key("securityContext");
-	open_(OBJ);
+	ko("securityContext", OBJ);
 	close_();
 	service_account(pod, "nvidia-driver");
 	kn("terminationGracePeriodSeconds", 60);
-	key("tolerations");
-	YSEQ_OPEN();
+	ko("tolerations", ARR);
 	toleration("NoSchedule", "nvidia.com/gpu", 0);
 	if (pod) { /* what the DaemonSet controller adds */
 		toleration("NoExecute", "node.kubernetes.io/not-ready", 0);
@@ -1579,21 +929,18 @@ ds_spec(long node)
 		toleration("NoSchedule", "node.kubernetes.io/unschedulable", 0);
 	}
 	close_();
-	key("volumes");
-	YSEQ_OPEN();
+	ko("volumes", ARR);
 	for (i = 0; i < 10; i++)
 		host_volume(ds_vols[i][0], ds_vols[i][1], ds_vols[i][2]);
 	if (pod)
 		api_volume(api);
-	close_();
-	close_();
+	closen(2);
 }
 
 static void
 ds_labels(int pod)
 {
-	key("labels");
-	open_(OBJ);
+	ko("labels", OBJ);
 	kv("app", DS_NAME);
 	kv("app.kubernetes.io/component", "nvidia-driver");
 	kv("app.kubernetes.io/managed-by", "gpu-operator");
@@ -1623,10 +970,8 @@ ds_pod(long i)
 		kv("apiVersion", "v1");
 		kv("kind", "Pod");
 	}
-	key("metadata");
-	open_(OBJ);
-	key("annotations");
-	open_(OBJ);
+	ko("metadata", OBJ);
+	ko("annotations", OBJ);
 	kv("kubectl.kubernetes.io/default-container", "nvidia-driver-ctr");
 	close_();
 	if (!create)
@@ -1675,17 +1020,14 @@ job_spec(long j, int pod)
 
 	kname(buf, 5, D_TOK, 9000000 + j);
 	snprintf(api, sizeof api, "kube-api-access-%.5s", buf);
-	key("spec");
-	open_(OBJ);
-	key("containers");
-	YSEQ_OPEN();
+	ko("spec", OBJ);
+	ko("containers", ARR);
 	open_(OBJ);
 	key("args");
 	words("--suite=regression --model=/models/candidate --report=/models/reports");
 	key("command");
 	words("python -m evals.run");
-	key("env");
-	YSEQ_OPEN();
+	ko("env", ARR);
 	env_val("CUDA_DEVICE_ORDER", "PCI_BUS_ID");
 	env_ref("POD_NAME", "metadata.name");
 	close_();
@@ -1695,13 +1037,11 @@ job_spec(long j, int pod)
 	resources("8", "64Gi", "1");
 	termination_message();
 	if (pod) {
-		key("volumeMounts");
-		YSEQ_OPEN();
+		ko("volumeMounts", ARR);
 		api_mount(api);
 		close_();
 	}
-	close_();
-	close_();
+	closen(2);
 	kv("dnsPolicy", "ClusterFirst");
 	kb("enableServiceLinks", 1);
 	/* the Job template too: its pods go to a node without the scheduler */
@@ -1713,15 +1053,13 @@ job_spec(long j, int pod)
 	}
 	kv("restartPolicy", "Never");
 	kv("schedulerName", "default-scheduler");
-	key("securityContext");
-	open_(OBJ);
+	ko("securityContext", OBJ);
 	close_();
 	service_account(pod, "default");
 	kn("terminationGracePeriodSeconds", 30);
 	gpu_tolerations(pod);
 	if (pod) {
-		key("volumes");
-		YSEQ_OPEN();
+		ko("volumes", ARR);
 		api_volume(api);
 		close_();
 	}
@@ -1750,13 +1088,11 @@ job_pod(long j)
 		kv("apiVersion", "v1");
 		kv("kind", "Pod");
 	}
-	key("metadata");
-	open_(OBJ);
+	ko("metadata", OBJ);
 	if (!create)
 		kv("creationTimestamp", t0);
 	kv("generateName", gen);
-	key("labels");
-	open_(OBJ);
+	ko("labels", OBJ);
 	kv("batch.kubernetes.io/controller-uid", juid);
 	kv("batch.kubernetes.io/job-name", job);
 	kv("controller-uid", juid);
@@ -1867,10 +1203,8 @@ budget(long k)
 		kv("apiVersion", "policy/v1");
 		kv("kind", "PodDisruptionBudget");
 	}
-	key("metadata");
-	open_(OBJ);
-	key("annotations");
-	open_(OBJ);
+	ko("metadata", OBJ);
+	ko("annotations", OBJ);
 	kv("meta.helm.sh/release-name", a->name);
 	kv("meta.helm.sh/release-namespace", ns);
 	close_();
@@ -1878,8 +1212,7 @@ budget(long k)
 		kv("creationTimestamp", t0);
 		kn("generation", b.gen);
 	}
-	key("labels");
-	open_(OBJ);
+	ko("labels", OBJ);
 	kv("app.kubernetes.io/instance", a->name);
 	kv("app.kubernetes.io/managed-by", "Helm");
 	kv("app.kubernetes.io/name", a->name);
@@ -1895,28 +1228,22 @@ budget(long k)
 		kv("uid", buf);
 	}
 	close_();
-	key("spec");
-	open_(OBJ);
+	ko("spec", OBJ);
 	if (b.max >= 0)
 		intstr("maxUnavailable", b.max, b.pct_max);
 	if (b.min >= 0)
 		intstr("minAvailable", b.min, b.pct_min);
-	key("selector");
-	open_(OBJ);
-	key("matchLabels");
-	open_(OBJ);
+	ko("selector", OBJ);
+	ko("matchLabels", OBJ);
 	kv("app.kubernetes.io/instance", a->name);
 	kv("app.kubernetes.io/name", a->name);
-	close_();
-	close_();
+	closen(2);
 	if (b.always_allow)
 		kv("unhealthyPodEvictionPolicy", "AlwaysAllow");
 	close_();
 	if (!create) {
-		key("status");
-		open_(OBJ);
-		key("conditions");
-		YSEQ_OPEN();
+		ko("status", OBJ);
+		ko("conditions", ARR);
 		open_(OBJ);
 		kv("lastTransitionTime", t1);
 		kv("message", "");
@@ -1924,8 +1251,7 @@ budget(long k)
 		kv("reason", b.allowed > 0 ? "SufficientPods" : "InsufficientPods");
 		kv("status", b.allowed > 0 ? "True" : "False");
 		kv("type", "DisruptionAllowed");
-		close_();
-		close_();
+		closen(2);
 		kn("currentHealthy", b.healthy);
 		kn("desiredHealthy", b.desired);
 		kn("disruptionsAllowed", b.allowed);
@@ -1976,7 +1302,7 @@ xalloc(size_t n)
 	void *p = malloc(n ? n : 1);
 
 	if (p == NULL) {
-		perror("gen-nodes");
+		perror("gen");
 		exit(2);
 	}
 	return p;
@@ -2012,7 +1338,7 @@ all_pods(void)
 				if (n == cap)
 					e = realloc(e, (cap *= 2) * sizeof *e);
 				if (e == NULL) {
-					perror("gen-nodes");
+					perror("gen");
 					exit(2);
 				}
 				kname(h, 5, D_POD, w);
@@ -2025,7 +1351,7 @@ all_pods(void)
 			if (n == cap)
 				e = realloc(e, (cap *= 2) * sizeof *e);
 			if (e == NULL) {
-				perror("gen-nodes");
+				perror("gen");
 				exit(2);
 			}
 			job_name(rs, sizeof rs, j);
@@ -2055,32 +1381,29 @@ all_budgets(void)
 /* A list's envelope: as kubectl prints a List (items, then kind and
  * metadata: sorted keys), or as the API server writes a typed list for
  * kubectl get --raw (kind, apiVersion, metadata, items). */
-static void
+void
 list_open(const char *api, const char *kind)
 {
 	open_(OBJ);
 	if (raw) {
 		kv("kind", kind);
 		kv("apiVersion", api);
-		key("metadata");
-		open_(OBJ);
+		ko("metadata", OBJ);
 		kv("resourceVersion", "7654321");
 		close_();
 	} else {
 		kv("apiVersion", "v1");
 	}
-	key("items");
-	YSEQ_OPEN();
+	ko("items", ARR);
 }
 
-static void
+void
 list_close(void)
 {
 	close_();
 	if (!raw) {
 		kv("kind", "List");
-		key("metadata");
-		open_(OBJ);
+		ko("metadata", OBJ);
 		kv("resourceVersion", "");
 		close_();
 	}
@@ -2119,60 +1442,45 @@ all_owners(void)
 		open_(OBJ);
 		kv("apiVersion", "v1");
 		kv("kind", "Namespace");
-		key("metadata");
-		open_(OBJ);
-		key("labels");
-		open_(OBJ);
+		ko("metadata", OBJ);
+		ko("labels", OBJ);
 		kv("gpudrv-bench", "1");
 		close_();
 		kv("name", ns);
-		close_();
-		close_();
+		closen(2);
 		putchar('\n');
 	}
 	open_(OBJ);
 	kv("apiVersion", "v1");
 	kv("kind", "ServiceAccount");
-	key("metadata");
-	open_(OBJ);
+	ko("metadata", OBJ);
 	kv("name", "nvidia-driver");
 	kv("namespace", DS_NS);
-	close_();
-	close_();
+	closen(2);
 	putchar('\n');
 
 	open_(OBJ);
 	kv("apiVersion", "apps/v1");
 	kv("kind", "DaemonSet");
-	key("metadata");
-	open_(OBJ);
+	ko("metadata", OBJ);
 	ds_labels(0);
 	kv("name", DS_NAME);
 	kv("namespace", DS_NS);
 	close_();
-	key("spec");
-	open_(OBJ);
-	key("selector");
-	open_(OBJ);
-	key("matchLabels");
-	open_(OBJ);
+	ko("spec", OBJ);
+	ko("selector", OBJ);
+	ko("matchLabels", OBJ);
 	kv("app", DS_NAME);
-	close_();
-	close_();
-	key("template");
-	open_(OBJ);
-	key("metadata");
-	open_(OBJ);
+	closen(2);
+	ko("template", OBJ);
+	ko("metadata", OBJ);
 	ds_labels(0);
 	close_();
 	ds_spec(-1);
 	close_();
-	key("updateStrategy");
-	open_(OBJ);
+	ko("updateStrategy", OBJ);
 	kv("type", "OnDelete"); /* as the GPU Operator's: its upgrade controller restarts them */
-	close_();
-	close_();
-	close_();
+	closen(3);
 	putchar('\n');
 
 	for (k = 0; k < L.rs; k++) {
@@ -2182,35 +1490,26 @@ all_owners(void)
 		open_(OBJ);
 		kv("apiVersion", "apps/v1");
 		kv("kind", "ReplicaSet");
-		key("metadata");
-		open_(OBJ);
+		ko("metadata", OBJ);
 		rs_labels(k, h);
 		kv("name", rs);
 		kv("namespace", ns);
 		close_();
-		key("spec");
-		open_(OBJ);
+		ko("spec", OBJ);
 		kn("replicas", rs_replicas(k));
-		key("selector");
-		open_(OBJ);
-		key("matchLabels");
-		open_(OBJ);
+		ko("selector", OBJ);
+		ko("matchLabels", OBJ);
 		kv("app.kubernetes.io/instance", apps[k % 10].name);
 		kv("app.kubernetes.io/name", apps[k % 10].name);
 		kv("pod-template-hash", h);
-		close_();
-		close_();
-		key("template");
-		open_(OBJ);
-		key("metadata");
-		open_(OBJ);
+		closen(2);
+		ko("template", OBJ);
+		ko("metadata", OBJ);
 		rs_annotations(k);
 		rs_labels(k, h);
 		close_();
 		rs_spec(k, -1);
-		close_();
-		close_();
-		close_();
+		closen(3);
 		putchar('\n');
 	}
 
@@ -2220,22 +1519,17 @@ all_owners(void)
 		open_(OBJ);
 		kv("apiVersion", "batch/v1");
 		kv("kind", "Job");
-		key("metadata");
-		open_(OBJ);
+		ko("metadata", OBJ);
 		kv("name", buf);
 		kv("namespace", ns);
 		close_();
-		key("spec");
-		open_(OBJ);
+		ko("spec", OBJ);
 		kn("backoffLimit", 0);
 		kn("completions", 1);
 		kn("parallelism", 1);
-		key("template");
-		open_(OBJ);
+		ko("template", OBJ);
 		job_spec(j, 0);
-		close_();
-		close_();
-		close_();
+		closen(3);
 		putchar('\n');
 	}
 }
@@ -2258,7 +1552,7 @@ unready_list(void)
 	}
 }
 
-static void
+void
 pods(long npods, long npdbs, long nnodes, const char *what)
 {
 	layout(npods, npdbs, nnodes);
@@ -2293,53 +1587,4 @@ pods(long npods, long npdbs, long nnodes, const char *what)
 	all_budgets();
 	all_pods();
 	list_close();
-}
-
-static void
-usage(void)
-{
-	fputs("usage: gen-nodes [-y | -r] [-k] [-B k] N\n"
-	      "       gen-nodes -m ROWS\n"
-	      "       gen-nodes [-y | -r | -C owners|pods|budgets|unready [-U uids]] -p PODS,PDBS NODES\n",
-	    stderr);
-	exit(2);
-}
-
-int
-main(int argc, char **argv)
-{
-	long n, broken = 0, np = 0, nb = 0;
-	const char *what = NULL;
-	int i;
-
-	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1] != '\0'; i++) {
-		if (strcmp(argv[i], "-y") == 0)
-			yaml = 1;
-		else if (strcmp(argv[i], "-r") == 0)
-			raw = 1;
-		else if (strcmp(argv[i], "-k") == 0)
-			kwok = 1;
-		else if (strcmp(argv[i], "-B") == 0 && i + 1 < argc)
-			broken = atol(argv[++i]);
-		else if (strcmp(argv[i], "-C") == 0 && i + 1 < argc)
-			create = 1, what = argv[++i];
-		else if (strcmp(argv[i], "-U") == 0 && i + 1 < argc)
-			uidfile = argv[++i];
-		else if (strcmp(argv[i], "-m") == 0 && i + 1 < argc) {
-			matrix(atol(argv[++i]));
-			return fflush(stdout) != 0;
-		} else if (strcmp(argv[i], "-p") == 0 && i + 1 < argc &&
-		    sscanf(argv[++i], "%ld,%ld", &np, &nb) == 2 && np >= 0 && nb >= 0)
-			;
-		else
-			usage();
-	}
-	if (i != argc - 1 || (n = atol(argv[i])) <= 0 || yaml + raw + create > 1 ||
-	    ((create || uidfile) && np == 0) || (uidfile && !create) || (kwok && np > 0))
-		usage();
-	if (np > 0)
-		pods(np, nb, n, what);
-	else
-		nodes(n, broken);
-	return fflush(stdout) != 0 || ferror(stdout);
 }
