@@ -8,7 +8,8 @@
 #include "gpudrv.h"
 
 static const char usage[] = "[-cFnNsuw] [-b version | -t targets] [-k kernel] [file]\n"
-    "       labels2tag -i [-nNuw] [-b version | -t targets] [-k kernel] [-R repository] [file]";
+    "       labels2tag -i [-nNuw] [-b version | -t targets] [-k kernel] [-R repository] [file]\n"
+    "       labels2tag -L kind [file]";
 
 struct opts {
 	int names;   /* 1 always, 0 never, -1 for lists only */
@@ -332,11 +333,13 @@ main(int argc, char **argv)
 	struct node_reader nr = { .fn = one_node, .end = end_doc };
 	const char *why;
 	char tmp[TAG_MAX + 1];
-	const char *targets = NULL;
-	int c, rc, trouble;
+	const char *targets = NULL, *list = NULL;
+	char said[1024];
+	int c, rc, trouble, others = 0;
 
 	setprogname(argv[0]);
-	while ((c = nextopt(argc, argv, "cFinNsuwb:k:R:t:h", usage)) != -1) {
+	while ((c = nextopt(argc, argv, "cFinNsuwb:k:L:R:t:h", usage)) != -1) {
+		others |= c != 'L';
 		switch (c) {
 		case 'c': o.row = 1; break;
 		case 'F': o.facts = 1; break;
@@ -350,7 +353,19 @@ main(int argc, char **argv)
 		case 'b': o.ov.branch = optarg; break;
 		case 'k': o.ov.kernel = optarg; break;
 		case 't': targets = optarg; break;
+		case 'L': list = optarg; break;
 		}
+	}
+	/* -L: one answer to a GET of a list, proven the whole list of that kind
+	 * (sh/lib/api.sh get_targets), or what it is instead on stdout. */
+	if (list != NULL) {
+		if (argc - optind > 1 || others || *list == '\0')
+			usage_exit(usage);
+		if (doc_is_list(argv[optind], list, said, sizeof said) == 0)
+			return fshut(stdout, "stdout");
+		puts(said);
+		rc = fshut(stdout, "stdout");
+		return rc ? rc : EXIT_FINDINGS;
 	}
 	if (argc - optind > 1 || (targets && o.ov.branch) || (o.facts && (o.state || o.unknown)))
 		usage_exit(usage);

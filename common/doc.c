@@ -372,3 +372,114 @@ doc_each(const char *path, const struct doc_reader *dr)
 	reader_close(&r);
 	return st.trouble ? EXIT_TROUBLE : EXIT_CLEAN;
 }
+
+/*
+ * doc_is_list: a member of the top level as it is written: a string's JSON
+ * text without its quotes (a quote, a backslash and control characters
+ * escaped, so that what is printed stays one line), another scalar's, or ""
+ * for an object, a list or nothing.
+ */
+static void
+as_written(const cJSON *v, char *out, size_t outsz)
+{
+	char *txt;
+	size_t n;
+
+	out[0] = '\0';
+	if (v == NULL || cJSON_IsObject(v) || cJSON_IsArray(v))
+		return;
+	if ((txt = cJSON_PrintUnformatted(v)) == NULL)
+		die("out of memory");
+	n = strlen(txt);
+	if (cJSON_IsString(v) && n >= 2)
+		snprintf(out, outsz, "%.*s", (int)(n - 2), txt + 1);
+	else
+		snprintf(out, outsz, "%s", txt);
+	free(txt);
+}
+
+/* Every byte through the scanner, keeping nothing: 1 if it found a fault. */
+static int
+scan_faults(struct reader *r, const struct scan *sc)
+{
+	static jmp_buf jb;
+	static char msg[1024];
+
+	if (setjmp(jb) != 0)
+		return 1;
+	die_defer(&jb, msg, sizeof msg);
+	json_stream(r, sc);
+	die_defer(NULL, NULL, 0);
+	return 0;
+}
+
+/* The first member of obj whose key an earlier one had, or NULL. */
+static const cJSON *
+twice(const cJSON *obj)
+{
+	struct strset *seen = strset_new();
+	const cJSON *c;
+
+	for (c = obj->child; c != NULL; c = c->next)
+		if (strset_add(seen, c->string, 1) != 0)
+			break;
+	strset_free(seen);
+	return c;
+}
+
+/*
+ * Read whole: an answer it checks is one list of the GPU Operator's objects,
+ * small.  The scanner tells a body cut short (it asked for more than there
+ * was) from one that is not JSON; cJSON then gives the top level whole, so
+ * that a key given twice there is found whatever it is.
+ */
+int
+doc_is_list(const char *path, const char *list, char *why, size_t whysz)
+{
+	struct input in;
+	struct reader r;
+	struct scan sc = { NULL, NULL, 0, NULL, checked, NULL };
+	size_t at = 0;
+	cJSON *doc = NULL, *key;
+	const cJSON *dup;
+	const char *kind;
+	char code[64], reason[256], msg[1024], k[256];
+
+	input_read(&in, path);
+	while (at < in.len && in.data[at] != '\0' && strchr(" \t\r\n", in.data[at]) != NULL)
+		at++;
+	r = (struct reader){ .fd = -1, .name = in.name, .buf = in.data, .len = in.len,
+		.cap = in.len, .eof = 1 };
+	why[0] = '\0';
+	if (at == in.len) {
+		snprintf(why, whysz, "an empty body");
+	} else if (in.data[at] != '{') {
+		snprintf(why, whysz, "a body that is not one JSON object");
+	} else if (scan_faults(&r, &sc)) {
+		snprintf(why, whysz, "%s", r.len == 0 ?
+		    "a body cut short (not one whole JSON object)" : "a body that is not one JSON object");
+	} else if ((doc = cJSON_ParseWithLength(in.data + at, in.len - at)) == NULL) {
+		snprintf(why, whysz, "a body that is not one JSON object");
+	} else if ((dup = twice(doc)) != NULL) {
+		key = cJSON_CreateString(dup->string);
+		as_written(key, k, sizeof k);
+		cJSON_Delete(key);
+		snprintf(why, whysz, "an object that has the member \"%s\" twice", k);
+	} else if ((kind = j_str(doc, "kind")) == NULL) {
+		snprintf(why, whysz, "an object that has no kind");
+	} else if (strcmp(kind, "Status") == 0) {
+		as_written(j_get(doc, "code"), code, sizeof code);
+		as_written(j_get(doc, "reason"), reason, sizeof reason);
+		as_written(j_get(doc, "message"), msg, sizeof msg);
+		snprintf(why, whysz, "a Status (%s %s: %s)", code, reason, msg);
+	} else {
+		as_written(j_get(doc, "kind"), k, sizeof k);
+		if (strcmp(kind, list) != 0)
+			snprintf(why, whysz, "kind %s", k);
+		else if (!cJSON_IsArray(j_get(doc, "items")))
+			snprintf(why, whysz, "kind %s but no items list", k);
+	}
+	cJSON_Delete(doc);
+	input_free(&in);
+	return why[0] != '\0';
+}

@@ -205,6 +205,18 @@ int doc_each(const char *path, const struct doc_reader *dr);
 /* One JSON document read in memory, whole (the matrix's JSON form): checked
  * as any input is, then parsed.  Dies on bad input. */
 cJSON *doc_parse(const struct input *in);
+/*
+ * Whether the body at path is the whole list asked for: one JSON object,
+ * every byte checked, whose own kind (not an item's) is list, with an items
+ * list: 0; else 1, with what it is instead in why, one line ("an empty
+ * body", "a body cut short (not one whole JSON object)", "an object that
+ * has the member "K" twice", "a body that is not one JSON object", "an
+ * object that has no kind", "a Status (CODE REASON: MESSAGE)", "kind K",
+ * "kind K but no items list"; strings as written, escapes and all).  Only
+ * the top level is judged: the items are the reader's.  Dies only when
+ * path cannot be read.
+ */
+int doc_is_list(const char *path, const char *list, char *why, size_t whysz);
 
 /* tag.c: the precompiled driver image tag, built in exactly one place. */
 #define TAG_MAX 128

@@ -74,6 +74,15 @@ offset(const struct js *s)
 	return s->r->off + (size_t)(s->p - s->r->buf);
 }
 
+/*
+ * What a scan holds on the heap between its steps, the capture buffer and
+ * the top level kept so far, is reachable from here too: a die() deferred
+ * out of a scan that keeps nothing (doc_is_list's) then leaks nothing, and
+ * the next scan (scans are never nested) frees it.
+ */
+static char *held_cbuf;
+static cJSON *held_top;
+
 static void
 cappend(struct js *s, const char *from, size_t n)
 {
@@ -81,7 +90,7 @@ cappend(struct js *s, const char *from, size_t n)
 	if (s->clen + n + 1 > s->ccap) {
 		while (s->clen + n + 1 > s->ccap)
 			s->ccap = s->ccap ? s->ccap * 2 : 4096;
-		s->cbuf = xrealloc(s->cbuf, s->ccap);
+		held_cbuf = s->cbuf = xrealloc(s->cbuf, s->ccap);
 	}
 	memcpy(s->cbuf + s->clen, from, n);
 	s->clen += n;
@@ -846,11 +855,16 @@ json_stream(struct reader *r, const struct scan *sc)
 	struct kept top;
 	size_t docs = 0;
 
+	free(held_cbuf);
+	cJSON_Delete(held_top);
+	held_cbuf = NULL;
+	held_top = NULL;
 	jinit(&s, r, sc);
 	while (jmore(&s, docs++)) {
 		top.obj = NULL;
 		if (jnext(&s) == '{') {
 			keep_open(&top, sc->top, 1);
+			held_top = top.obj;
 			jobject(&s, 1, kept_member, &top);
 		} else {
 			jvalue(&s);
@@ -860,6 +874,8 @@ json_stream(struct reader *r, const struct scan *sc)
 			jmore(&s, docs);
 		sc->doc_fn(sc, top.obj);
 		cJSON_Delete(top.obj);
+		held_top = NULL;
 	}
 	free(s.cbuf);
+	held_cbuf = NULL;
 }

@@ -268,14 +268,84 @@ t_rc 2 "YAML aliases"
 t_err "are refused with their place" \
 	"labels2tag: alias.yaml:4:3: YAML aliases are not accepted (kubectl never writes them)"
 
+# -L: one answer to a GET of a list, the whole list of the kind asked for,
+# or what it is instead, a line on stdout and exit 1 (get_targets names
+# the request and says it).  Only the top level counts.
+printf '{"apiVersion":"nvidia.com/v1alpha1","items":[{"kind":"NVIDIADriver","metadata":{"name":"a","annotations":{"k":"{\\"kind\\":\\"Status\\"} }]"}}},{"x":1,"x":2}],\n "kind":"NVIDIADriverList","metadata":{}}\n' >list.json
+t_run labels2tag -L NVIDIADriverList list.json
+t_rc 0 "-L: the list asked for, kind after items, tricky strings and an item's twice key inside"
+t_out "-L: says nothing of it"
+t_err "-L: nor on stderr"
+t_run labels2tag -L NVIDIADriverList <list.json
+t_rc 0 "-L: from standard input"
+: >empty.json
+printf ' \n\t\r\n' >blank.json
+head -c 40 list.json >cut.json
+printf '{"kind":"NVIDIADriverList","items":[],"m":"abc' >cutstr.json
+printf '{"kind":"NVIDIADriverList","items":[{"a":tr' >cutlit.json
+printf '{"items":[],"kind":"NVIDIADriverList","items":[]}' >twice.json
+printf '{"kind":"NVIDIADriverList","a\\"b":1,"a\\"b":2,"items":[]}' >twice-esc.json
+printf '[{"kind":"NVIDIADriverList","items":[]}]' >array.json
+{ cat list.json; cat list.json; } >two.json
+printf '{"kind":"NVIDIADriverList","items":[1,]}' >comma.json
+printf '\357\273\277{"kind":"NVIDIADriverList","items":[]}' >bom.json
+printf 'kind: NVIDIADriverList\nitems: []\n' >list.yaml
+printf '<html><body>502 Bad Gateway</body></html>\n' >html.json
+printf '{"apiVersion":"v1","items":[]}' >nokind.json
+printf '{"kind":null,"items":[]}' >nullkind.json
+echo '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"etcdserver: request timed out","reason":"InternalError","code":500}' >status.json
+printf '{"kind":"Status","message":"a \\"quoted\\"\\nword","code":"429"}' >status-odd.json
+echo '{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"1"},"items":[]}' >pods.json
+printf '{"kind":"ClusterPolicy","metadata":{"name":"cluster-policy"},"spec":{}}' >one.json
+printf '{"kind":"NVIDIADriverList","metadata":{}}' >noitems.json
+printf '{"kind":"NVIDIADriverList","items":null}' >nullitems.json
+printf '{"kind":"NVIDIADriverList","items":{}}' >objitems.json
+for case in "empty:an empty body" "blank:an empty body" \
+	"cut:a body cut short (not one whole JSON object)" \
+	"cutstr:a body cut short (not one whole JSON object)" \
+	"cutlit:a body cut short (not one whole JSON object)" \
+	'twice:an object that has the member "items" twice' \
+	'twice-esc:an object that has the member "a\"b" twice' \
+	"array:a body that is not one JSON object" "two:a body that is not one JSON object" \
+	"comma:a body that is not one JSON object" "bom:a body that is not one JSON object" \
+	"list.yaml:a body that is not one JSON object" "html:a body that is not one JSON object" \
+	"nokind:an object that has no kind" "nullkind:an object that has no kind" \
+	"status:a Status (500 InternalError: etcdserver: request timed out)" \
+	'status-odd:a Status (429 : a \"quoted\"\nword)' \
+	"pods:kind PodList" "one:kind ClusterPolicy" \
+	"noitems:kind NVIDIADriverList but no items list" \
+	"nullitems:kind NVIDIADriverList but no items list" \
+	"objitems:kind NVIDIADriverList but no items list"; do
+	f=${case%%:*}
+	case $f in *.*) ;; *) f=$f.json ;; esac
+	t_run labels2tag -L NVIDIADriverList "$f"
+	t_rc 1 "-L, $f: not the list asked for"
+	t_out "-L, $f: says what it is instead" "${case#*:}"
+	t_err "-L, $f: nothing on stderr"
+done
+t_run labels2tag -L ClusterPolicyList list.json
+t_rc 1 "-L: the list of another kind than asked for"
+t_out "-L: names its kind" "kind NVIDIADriverList"
+t_run labels2tag -L NVIDIADriverList no-such-file
+t_rc 2 "-L: a missing file"
+t_err "-L: names it and the reason" "labels2tag: cannot open no-such-file: No such file or directory"
+for args in "-L NVIDIADriverList -t list.json list.json" "-n -L NVIDIADriverList list.json" \
+	"-L NVIDIADriverList list.json list.json" "-L '' list.json"; do
+	eval "t_run labels2tag $args"
+	t_rc 2 "-L: a usage error: $args"
+	t_grep "-L: says the usage: $args" err '^       labels2tag -L kind \[file\]$'
+done
+
 # Usage.
 t_run labels2tag -x
 t_rc 2 "an unknown option"
 t_err "says which option, then the usage lines" "labels2tag: unknown option -x" 'usage: labels2tag [-cFnNsuw] [-b version | -t targets] [-k kernel] [file]' \
-	'       labels2tag -i [-nNuw] [-b version | -t targets] [-k kernel] [-R repository] [file]'
+	'       labels2tag -i [-nNuw] [-b version | -t targets] [-k kernel] [-R repository] [file]' \
+	'       labels2tag -L kind [file]'
 t_run labels2tag -h
 t_rc 0 "-h"
 t_grep "-h prints the usage on stdout" out '^usage: labels2tag'
+t_grep "-h: -L's line too" out '^       labels2tag -L kind \[file\]$'
 t_run labels2tag -b 5x0 "$DATA/node-1.json"
 t_rc 2 "a bad -b"
 t_err "-b is checked before reading" \

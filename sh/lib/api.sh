@@ -116,76 +116,14 @@ registry_tags() {
 }
 # get_targets FILE: the GPU Operator's ClusterPolicies, GPUClusters and
 # NVIDIADrivers, back to back, into FILE (labels2tag -t reads them).  Each
-# answer must be the whole list asked for, proven here, where it is known
-# which request a body answers: an empty body, a Status, a list of another
-# kind or a body cut short is status 2, naming the request, never "none of
-# them".  A CRD that is not installed (NotFound) is an empty list, typed as
-# that kind's, so that the reader can check kinds still.  Status 2, said,
-# when they cannot be read.
+# answer must be the whole list asked for, proven here by labels2tag -L
+# ($labels2tag), where it is known which request a body answers: an empty
+# body, a Status, a list of another kind or a body cut short is status 2,
+# naming the request and what the body is instead, never "none of them".  A
+# CRD that is not installed (NotFound) is an empty list, typed as that
+# kind's, so that the reader can check kinds still.  Status 2, said, when
+# they cannot be read.
 get_targets() {
-	# One JSON object, whole, whose own kind (not an item's) is the list
-	# asked for, with an items list; else it prints what the body is
-	# instead, and exits 1.  Strings are followed through their escapes: a
-	# brace or a "kind" inside one counts for nothing.
-	# shellcheck disable=SC2016 # an awk program
-	gpudrv_tawk='
-	function fail(w) { why = w; exit 1 }
-	{
-		n = length($0)
-		for (i = 1; i <= n; i++) {
-			c = substr($0, i, 1)
-			if (str) {
-				if (esc) esc = 0
-				else if (c == "\\") esc = 1
-				else if (c == "\"") {
-					str = 0
-					if (depth == 1 && key_next) {
-						key = buf
-						if (key in type) fail("twice")
-						type[key] = "none"
-					} else if (depth == 1) { type[key] = "string"; val[key] = buf }
-					continue
-				}
-				if (depth == 1) buf = buf c
-				continue
-			}
-			if (c == " " || c == "\t" || c == "\r") continue
-			if (depth == 0 && top) fail("more")
-			if (c == "\"") { if (depth == 0) fail("more"); str = 1; buf = ""; continue }
-			if (c == "{" || c == "[") {
-				if (depth == 0) { if (c != "{") fail("more"); key_next = 1 }
-				else if (depth == 1 && !key_next) type[key] = c
-				open[++depth] = c
-				continue
-			}
-			if (c == "}" || c == "]") {
-				if (depth == 0 || (open[depth] == "{") != (c == "}")) fail("more")
-				if (--depth == 0) top = 1
-				continue
-			}
-			if (depth == 0) fail("more")
-			if (depth == 1) {
-				if (c == ":") { key_next = 0; type[key] = "scalar"; val[key] = ""; continue }
-				if (c == ",") { key_next = 1; continue }
-				if (!key_next) val[key] = val[key] c
-			}
-		}
-	}
-	END {
-		if (why == "" && !top) why = depth || str ? "cut" : "empty"
-		if (why == "empty") { print "an empty body"; exit 1 }
-		if (why == "cut") { print "a body cut short (not one whole JSON object)"; exit 1 }
-		if (why == "twice") { print "an object that has the member \"" key "\" twice"; exit 1 }
-		if (why != "") { print "a body that is not one JSON object"; exit 1 }
-		if (type["kind"] != "string") { print "an object that has no kind"; exit 1 }
-		k = val["kind"]
-		if (k == "Status") {
-			print "a Status (" val["code"] " " val["reason"] ": " val["message"] ")"
-			exit 1
-		}
-		if (k != want) { print "kind " k; exit 1 }
-		if (type["items"] != "[") { print "kind " k " but no items list"; exit 1 }
-	}'
 	: >"$1"
 	for gpudrv_api in nvidia.com/v1/clusterpolicies:ClusterPolicyList \
 		nvidia.com/v1alpha1/gpuclusters:GPUClusterList \
@@ -201,12 +139,12 @@ get_targets() {
 				"${gpudrv_api%/*}" "$gpudrv_tkind" >"$1.part"
 		else
 			gpudrv_st=0
-			LC_ALL=C awk -v want="$gpudrv_tkind" "$gpudrv_tawk" "$1.part" >"$1.err" || gpudrv_st=$?
+			"$labels2tag" -L "$gpudrv_tkind" "$1.part" >"$1.err" || gpudrv_st=$?
 			if [ "$gpudrv_st" = 1 ]; then
 				say "GET /apis/$gpudrv_api answered exit 0 with $(head -n 1 "$1.err" | tr -c '[:print:]\n' '?' | cut -c1-300): not the $gpudrv_tkind asked for, so nothing is known of the ${gpudrv_api##*/}"
 				return 2
 			elif [ "$gpudrv_st" != 0 ]; then
-				say "cannot check the answer to GET /apis/$gpudrv_api (awk exit $gpudrv_st)"
+				say "cannot check the answer to GET /apis/$gpudrv_api (labels2tag exit $gpudrv_st)"
 				return 2
 			fi
 		fi
