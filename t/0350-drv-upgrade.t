@@ -352,7 +352,8 @@ t_out "prints nothing on stdout"
 	printf '%s\n' "drv-upgrade.sh: to resume: drv-upgrade.sh -L -m '$M' -w 0 -g 600 -n 'gpu-operator' -s 'app=nvidia-driver-daemonset' -j 'job=train' $LABU lab-node-1 550.90.07"
 	e "now: unschedulable= state=upgrade-failed"
 } >err.expected
-t_cmp_waited "says the deadline came while the jobs ran, and where the node stands" 3 6
+# (from 1: on a busy machine the steps before the wait take a part of its 5s)
+t_cmp_waited "says the deadline came while the jobs ran, and where the node stands" 1 6
 [ "$took" -ge 4 ] && [ "$took" -le 10 ]
 t_ok $? "ends at the deadline (${took}s)"
 t_is "no drain was started" "$(calls 'drain ')" 0

@@ -139,11 +139,12 @@ t_out "one object a node, every field typed" 7 \
 	"e upgrade-done False ok label int None None" \
 	"f zz-custom False ok label int unknown None" \
 	"g aa-custom False ok label int unknown None"
+# (within a minute: a busy machine may take seconds between the fixture and here)
 t_run python3 -c '
 import json, time
 d = json.load(open("nodes.out.json"))
 b = [n for n in d if n["node"] == "b"][0]
-print(abs(b["since"] + 5000 - int(time.time())) <= 5, abs(b["seconds"] - 5000) <= 5)
+print(abs(b["since"] + 5000 - int(time.time())) <= 60, abs(b["seconds"] - 5000) <= 60)
 print(b["why"].startswith("waits for an upgrade slot"), b["fix"].endswith("or drv-rollout.sh"))'
 t_out "since and seconds agree with the label's change; why and fix apart" "True True" "True True"
 t_run drv-states.sh -o json -S -m ok.csv
