@@ -89,20 +89,24 @@ E2E   = $(sort $(wildcard t/09*.t))
 UNIT  = $(call slow_first,$(filter-out $(E2E),$(sort $(wildcard t/*.t))))
 
 # The tests, end-to-end ones included (GPUDRV_E2E=0 skips those, saying so).
-# The end-to-end ones share the sandbox, so they run one after the other,
-# and beside them, niced (the sandbox's controllers come first) in a
-# session of their own (a signal stops them all), the others one after
-# the other (JOBS at once without the end-to-end ones): their
-# report follows.  The two at once take the time of the longer, not of
-# both.  A sandbox that check started is stopped again, on a signal too; a
-# running one is reused.
+# The end-to-end ones share the sandbox, so they run one after the other;
+# beside them, niced (the sandbox's controllers and the end-to-end tests
+# come first: they wait on the cluster more than they compute, and the
+# niced tests take the CPU they leave), in a session of their own (a signal
+# stops them all), the others, JOBS at once, then each target of BESIDE
+# (CI: check-asan check-valgrind), timed: their report follows.  The two
+# chains at once take the time of the longer, not of both.  A sandbox that
+# check started is stopped again, on a signal too; a running one is reused.
+BESIDE =
 check:
 	@sh .ci/deps test
 	@$(MAKE) -s all
 	@if sh sandbox/status.sh >/dev/null 2>&1; then up=1; else up=0; fi; \
 	log=$$(mktemp "$${TMPDIR:-/tmp}/gpudrv-check.XXXXXX") || exit 2; \
-	jobs=1; [ "$${GPUDRV_E2E:-1}" != 0 ] || jobs=$(JOBS); \
-	rc=0; setsid nice prove -j$$jobs $(PROVE_FLAGS) $(UNIT) >"$$log" 2>&1 & unit=$$!; \
+	rc=0; setsid nice sh -c 'rc=0; prove -j$(JOBS) $(PROVE_FLAGS) $(UNIT) || rc=1; \
+		for t in $(BESIDE); do t0=$$(date +%s); echo "== beside: make $$t"; \
+		$(MAKE) -s $$t || rc=1; echo "== beside: make $$t took $$(($$(date +%s) - t0)) s"; done; \
+		exit $$rc' >"$$log" 2>&1 & unit=$$!; \
 	trap 'kill -TERM -$$unit 2>/dev/null; wait $$unit; rm -f "$$log"; \
 		if [ $$up = 0 ]; then sh sandbox/down.sh >/dev/null 2>&1; fi; exit 130' HUP INT TERM; \
 	prove $(PROVE_FLAGS) $(E2E) || rc=$$?; \
@@ -112,7 +116,11 @@ check:
 	exit $$rc
 
 # The suite again with every binary built under AddressSanitizer and
-# UndefinedBehaviorSanitizer, in a separate build tree (bin stays as it is).
+# UndefinedBehaviorSanitizer, in a separate build tree (bin stays as it is),
+# but the tests that do not run its commands on an input: the house's
+# (shellcheck, the pages; each command's -h its own test runs), and the
+# two that build the tree themselves (make install, the .deb).
+ASAN_TESTS = $(filter-out t/0010-house.t t/0020-build-install.t t/0025-deb.t,$(UNIT))
 check-asan:
 	rm -rf .asan && mkdir -p .asan
 	cp -R Makefile VERSION cmd common sh .ci .asan/
@@ -120,7 +128,7 @@ check-asan:
 	$(MAKE) -C .asan all CFLAGS='-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer' \
 		LDFLAGS='-fsanitize=address,undefined'
 	GPUDRV_BIN=$(CURDIR)/.asan/bin GPUDRV_SANITIZED=1 GPUDRV_E2E=0 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
-		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 $(PROVE) $(UNIT)
+		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 $(PROVE) $(ASAN_TESTS)
 
 # The tests in which a filter runs under valgrind (leaks and invalid accesses
 # fail): GPUDRV_VALGRIND=1 puts a valgrind wrapper of each first on PATH,
