@@ -19,7 +19,7 @@ usage_line="usage: $prog [-fLNPR] [-U field=value]... [-O objects] [-b budgets-r
 lib=$(dirname -- "$(readlink -f -- "$0")")/../lib/gpudrv
 if [ -r "$lib/runtime.sh" ]; then . "$lib/runtime.sh"; else echo "$prog: $lib/runtime.sh not found: install gpudrv whole (make install)" >&2 && exit 2; fi
 . "$lib/options.sh"; . "$lib/node.sh"; . "$lib/api.sh"; . "$lib/files.sh"
-. "$lib/state.sh"; . "$lib/removal.sh"
+. "$lib/state.sh"; . "$lib/removal.sh"; . "$lib/validate.sh"
 
 lab=0
 force=0        # -f: go on where the policy says autoUpgrade (the operator acts too)
@@ -121,38 +121,13 @@ gpudrv_start $((budget_wait + validate_timeout + 300)) 3
 host=$(uname -n)
 host=$(printf '%s' "$host" | tr -c 'A-Za-z0-9.-' '-' | cut -c1-63)
 
-# The manifest of the health gate, made into the pod gpudrv creates before
-# anything else is read: a manifest gate-pod refuses stops the run here.
-if [ -n "$gate_manifest" ] && ! "$gate_pod" -n "$gate_ns" "$node" "$gate_manifest" >"$tmp/gate.json" 2>"$tmp/err"; then
-	sed 's/^/    /' "$tmp/err" >&2 || :
-	die "the health gate's manifest $gate_manifest (-V) cannot be used: see above; nothing was changed"
-fi
+# The health gate's manifest made into its pod before anything else is
+# read: one that cannot be used stops the run here (sh/lib/validate.sh).
+gate_make
 
 # Records (-P) go to the standard output the script was given, as they come,
 # even while a failure path silences its messages.
 exec 3>&1
-
-# gate_delete: the health gate's pod, if there is one, deleted (not waited for).
-gate_delete() {
-	if [ -z "$gate_name" ] && [ "$gate_made" = 1 ]; then
-		# Asked for, its name not known (the answer lost, a signal): the
-		# gate's pods on this node, by their labels.
-		gate_made=0
-		if kc /dev/null "$tmp/err" delete pod -n "$gate_ns" -l app.kubernetes.io/part-of=gpudrv,gpudrv/gate \
-			--field-selector "spec.nodeName=$node" --wait=false; then
-			say "$node: the health gate's pods on the node in $gate_ns deleted"
-		else
-			say "$node: warning: cannot delete the health gate's pod: $(said "$tmp/err"); delete it with: kubectl -n $gate_ns delete pod -l gpudrv/gate --field-selector spec.nodeName=$node"
-		fi
-	fi
-	[ -n "$gate_name" ] || return 0
-	if kc /dev/null "$tmp/err" delete pod -n "$gate_ns" "$gate_name" --wait=false; then
-		say "$node: the health gate's pod $gate_ns/$gate_name deleted"
-	else
-		say "$node: warning: cannot delete the health gate's pod $gate_ns/$gate_name: $(said "$tmp/err"); delete it with: kubectl -n $gate_ns delete pod $gate_name"
-	fi
-	gate_name=
-}
 
 # on_fail REASON STATUS: the one exit path after a failure, a signal or the
 # deadline.  It undoes what is safe to undo, within the time kept for it, and
@@ -429,74 +404,20 @@ else
 	grep -q . "$tmp/del" || say "$node: warning: no driver pod ($driver_sel in $driver_ns) on the node"
 	set_state "$S_VALIDATION" || on_fail "the API refused a label" 2
 fi
-# The driver the node reports, from the answer to the last write, then a
-# look every 2 seconds.
-have=$r_driver
-waited=0
-while [ "$have" != "$version" ]; do
-	[ "$waited" -lt "$validate_timeout" ] ||
-		on_fail "gpu-feature-discovery reports driver '$have', not $version, after ${waited}s" 2
-	nap 2
-	waited=$((waited + 2))
-	# A look that fails is not an answer: said, and tried again.
-	have=
-	if look; then
-		have=$r_driver
-	else
-		say "$node: warning: cannot read the node while waiting for the driver: $(said "$tmp/err"); looking again"
-	fi
-done
-say "$node: the node reports driver $version"
+# Validation: the new driver, as gpu-feature-discovery reports it.
+wait_driver
 
-# The health gate (-V): the user's check on the node's GPUs, a pod bound to
-# the node through its cordon, before the node goes back into service.  It
-# must succeed within the gate's timeout, else the node stays cordoned, in
-# upgrade-failed, with the pod's reason and last lines quoted.  The pod is
-# deleted either way.
+# The health gate (-V), the user's check on the node's GPUs: it passes,
+# or the node stays cordoned, in upgrade-failed.  Its pod is deleted either way.
 if [ -n "$gate_manifest" ]; then
-	gate_made=1
-	if ! kc "$tmp/gate.made" "$tmp/err" create --raw "/api/v1/namespaces/$gate_ns/pods" -f "$tmp/gate.json"; then
-		on_fail "cannot create the health gate's pod in namespace $gate_ns: $(said "$tmp/err")" 2
-	fi
-	"$gate_pod" -r "$tmp/gate.made" >"$tmp/gate.st" 2>"$tmp/err" ||
-		on_fail "the API's answer to the health gate's pod cannot be read: $(said "$tmp/err")" 2
-	read -r gate_name g_phase g_reason g_exit <"$tmp/gate.st"
-	gate_made=0
-	say "$node: health gate: pod $gate_ns/$gate_name, at most ${gate_timeout}s (-G)"
-	g_t0=$(date +%s)
-	while :; do
-		case $g_phase in Succeeded | Failed) break ;; esac
-		[ $(($(date +%s) - g_t0)) -lt "$gate_timeout" ] || break
-		nap 2
-		if kc "$tmp/gate.now" "$tmp/err" get --raw "/api/v1/namespaces/$gate_ns/pods/$gate_name" &&
-			"$gate_pod" -r "$tmp/gate.now" >"$tmp/gate.st" 2>/dev/null; then
-			read -r _ g_phase g_reason g_exit <"$tmp/gate.st"
-		else
-			say "$node: warning: cannot read the health gate's pod: $(said "$tmp/err"); looking again"
-		fi
-	done
-	g_after=$(($(date +%s) - g_t0))
+	gate_create
+	gate_wait
 	if [ "$g_phase" = Succeeded ]; then
 		say "$node: health gate passed after ${g_after}s (exit ${g_exit})"
 		event Normal GPUDriverHealthCheck "the health gate's pod $gate_ns/$gate_name succeeded with driver $version"
 		gate_delete
 	else
-		if [ "$g_phase" = Failed ]; then
-			g_why="the health gate's pod $gate_ns/$gate_name failed after ${g_after}s: reason $g_reason, exit $g_exit"
-		else
-			g_why="the health gate's pod $gate_ns/$gate_name did not end within ${gate_timeout}s (-G): phase $g_phase, reason $g_reason"
-		fi
-		say "$node: $g_why; its last lines:"
-		if [ "$(sed -n '2,$p' "$tmp/gate.st" | grep -c .)" -gt 0 ]; then
-			sed -n '2,$s/^/    /p' "$tmp/gate.st" >&2 || :
-		elif kc "$tmp/gate.log" "$tmp/err" logs -n "$gate_ns" "$gate_name" --all-containers --tail=20; then
-			sed 's/^/    /' "$tmp/gate.log" | LC_ALL=C tr -c ' -~\n' '?' >&2 || :
-		else
-			say "    (no termination message, and its log cannot be read: $(said "$tmp/err"))"
-		fi
-		# The node stays cordoned, whoever cordoned it: its GPUs failed.
-		we_cordoned=0
-		on_fail "the GPU health check failed: $g_why; the node stays CORDONED" 1
+		gate_fail
 	fi
 fi
 
