@@ -33,7 +33,8 @@ COMMON  = common/err.o common/input.o common/json.o common/yaml.o common/access.
 # (through symlinks): in the build tree as where make install puts it.
 SHLIB   = lib/gpudrv/runtime.sh lib/gpudrv/options.sh lib/gpudrv/node.sh lib/gpudrv/api.sh \
 	lib/gpudrv/lease.sh lib/gpudrv/files.sh lib/gpudrv/table.sh lib/gpudrv/report.sh \
-	lib/gpudrv/look.sh
+	lib/gpudrv/look.sh lib/gpudrv/state.sh lib/gpudrv/removal.sh \
+	lib/gpudrv/validate.sh
 BINS = $(CMDS:%=bin/%) $(SCRIPTS:%=bin/%)
 
 all: $(BINS) $(SHLIB)

@@ -19,6 +19,7 @@ usage_line="usage: $prog [-fLNPR] [-U field=value]... [-O objects] [-b budgets-r
 lib=$(dirname -- "$(readlink -f -- "$0")")/../lib/gpudrv
 if [ -r "$lib/runtime.sh" ]; then . "$lib/runtime.sh"; else echo "$prog: $lib/runtime.sh not found: install gpudrv whole (make install)" >&2 && exit 2; fi
 . "$lib/options.sh"; . "$lib/node.sh"; . "$lib/api.sh"; . "$lib/files.sh"
+. "$lib/state.sh"; . "$lib/removal.sh"; . "$lib/validate.sh"
 
 lab=0
 force=0        # -f: go on where the policy says autoUpgrade (the operator acts too)
@@ -120,145 +121,13 @@ gpudrv_start $((budget_wait + validate_timeout + 300)) 3
 host=$(uname -n)
 host=$(printf '%s' "$host" | tr -c 'A-Za-z0-9.-' '-' | cut -c1-63)
 
-# The manifest of the health gate, made into the pod gpudrv creates before
-# anything else is read: a manifest gate-pod refuses stops the run here.
-if [ -n "$gate_manifest" ] && ! "$gate_pod" -n "$gate_ns" "$node" "$gate_manifest" >"$tmp/gate.json" 2>"$tmp/err"; then
-	sed 's/^/    /' "$tmp/err" >&2 || :
-	die "the health gate's manifest $gate_manifest (-V) cannot be used: see above; nothing was changed"
-fi
+# The health gate's manifest made into its pod before anything else is
+# read: one that cannot be used stops the run here (sh/lib/validate.sh).
+gate_make
 
 # Records (-P) go to the standard output the script was given, as they come,
 # even while a failure path silences its messages.
 exec 3>&1
-
-# facts FILE: the node in FILE (its JSON) read by labels2tag -F, the one
-# reader of a node: $r_tag (the tag it needs for $version, or UNKNOWN:...),
-# $r_driver (major.minor.rev or -), $r_state (or -), $r_skip (skip or -),
-# $r_cordon (cordoned or schedulable), $r_initial (was-cordoned: the
-# operator's record of a cordon before the upgrade; gpudrv: this tool's of
-# the cordon its upgrade set; or -), $r_uid (or -).  Status 2 with the
-# reason in $tmp/err when FILE is not this node whole.
-facts() {
-	"$labels2tag" -F -b "$major" "$1" >"$tmp/facts" 2>"$tmp/err" || return 2
-	record_read "$tmp/facts" || {
-		echo "no record of the node in the API's answer" >"$tmp/err"
-		return 2
-	}
-	[ "$r_node" = "$node" ] || {
-		echo "the API answered with node $r_node, not $node" >"$tmp/err"
-		return 2
-	}
-}
-# look: the node as the API has it now (one GET of its JSON), into facts'
-# variables.
-look() {
-	kc "$tmp/look" "$tmp/err" get --raw "/api/v1/nodes/$node" || return 2
-	facts "$tmp/look"
-}
-# record WORDS...: with -P, "node WORDS" on standard output at once: "node
-# state" at each change of the state label ("-": removed), "node now state
-# cordon" where a failure or a signal left it, as the API said ("node now
-# unknown": it did not answer).  Only this script writes there: what kubectl
-# or a server says goes to standard error, indented or on one line.
-record() {
-	[ "$progress" = 1 ] || return 0
-	printf '%s %s\n' "$node" "$*" >&3 2>/dev/null || gpudrv_abort "cannot write to standard output"
-}
-# event TYPE REASON MESSAGE: an Event on the node (Normal or Warning), as
-# kubectl describe node shows them, from source gpudrv, as the GPU
-# Operator's upgrade manager records its own: one POST in namespace
-# default, where the Events of nodes go.  An Event that cannot be written
-# (no right to create events there) is said once, and the upgrade goes on
-# without them: they tell, they decide nothing.
-events=1
-event() {
-	[ "$events" = 1 ] && [ -n "$r_uid" ] || return 0
-	ev_now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-	ev_msg=$(printf '%s' "$3" | tr -c '[:print:]' ' ' | cut -c1-1000 | sed 's/[\\"]/\\&/g')
-	ev_uid=
-	[ "$r_uid" = - ] || ev_uid=",\"uid\":\"$r_uid\""
-	printf '{"apiVersion":"v1","kind":"Event","metadata":{"generateName":"%s.","namespace":"default","labels":{"app.kubernetes.io/part-of":"gpudrv"}},"involvedObject":{"apiVersion":"v1","kind":"Node","name":"%s"%s},"reason":"%s","message":"%s","type":"%s","source":{"component":"gpudrv","host":"%s"},"reportingComponent":"gpudrv","reportingInstance":"%s","firstTimestamp":"%s","lastTimestamp":"%s","count":1}\n' \
-		"$node" "$node" "$ev_uid" "$2" "$ev_msg" "$1" "$host" "$host" "$ev_now" "$ev_now" >"$tmp/event.json"
-	kc /dev/null "$tmp/event.err" create --raw /api/v1/namespaces/default/events -f "$tmp/event.json" && return 0
-	events=0
-	[ "$gpudrv_stopping" = 1 ] ||
-		say "warning: cannot record Events on $node (kubectl said: $(said "$tmp/event.err")); going on without them"
-}
-# refuse MESSAGE: exit 1 with nothing changed, said and recorded.
-refuse() {
-	event Warning GPUDriverUpgradeRefused "$1"
-	finish 1
-}
-# running_jobs: into $tmp/jobs, pdb-check -p's line of each pod on the node that
-# the policy's waitForCompletion.podSelector selects and that still runs:
-# phase Running or Pending, as the operator counts (Succeeded, Failed and
-# Unknown are not), the API server filtering; $njobs: how many,
-# $jobs_named: the first five and how many more.
-running_jobs() {
-	get_pods "$tmp/jobs" "the pods waitForCompletion.podSelector '$wait_sel' selects on $node" \
-		"/api/v1/pods?labelSelector=$(urlencode "$wait_sel")&fieldSelector=$(urlencode "spec.nodeName=$node,status.phase!=Succeeded,status.phase!=Failed,status.phase!=Unknown")" || return
-	njobs=$(grep -c . "$tmp/jobs") || :
-	jobs_named=$(awk 'NR <= 5 { printf "%s%s", (NR > 1 ? " " : ""), $2 } END { if (NR > 5) printf " and %d more", NR - 5 }' "$tmp/jobs")
-}
-
-# set_state STATE [LABELS [ANNOTATIONS [SPEC]]]: the upgrade-state label
-# STATE, with the members given ("key":value,... of the node's other labels,
-# its annotations, its spec), in one merge patch of the node (field manager
-# gpudrv).  The API server answers with the node as it is after the write:
-# read into facts' variables, so that what took is seen without another GET.
-# Status 1, said, when the write or its answer fails.
-set_state() {
-	p="\"labels\":{\"$L_STATE\":\"$1\"${2:+,$2}}"
-	[ -z "${3:-}" ] || p="$p,\"annotations\":{$3}"
-	p="{\"metadata\":{$p}"
-	[ -z "${4:-}" ] || p="$p,\"spec\":{$4}"
-	if ! kc "$tmp/look" "$tmp/err" patch node "$node" --type=merge --field-manager=gpudrv -p "$p}" -o json; then
-		say "cannot set $L_STATE=$1 on $node: $(said "$tmp/err")"
-		return 1
-	fi
-	cur_state=$1
-	state_set=1
-	if ! facts "$tmp/look"; then
-		say "$node: the API's answer to setting $L_STATE=$1 cannot be read: $(said "$tmp/err")"
-		return 1
-	fi
-	if [ "$r_state" != "$1" ]; then
-		say "$node: the API answered the write of $L_STATE=$1 with $L_STATE=$r_state"
-		return 1
-	fi
-	say "$node: $L_STATE=$1"
-	record "$1"
-	event Normal GPUDriverUpgrade "$L_STATE=$1 (driver $version, by $prog on $host)"
-}
-
-# ann A B...: annotation members, those not empty, joined by commas.
-ann() {
-	ann_out=
-	for ann_m; do [ -z "$ann_m" ] || ann_out="${ann_out:+$ann_out,}$ann_m"; done
-	printf '%s' "$ann_out"
-}
-
-# gate_delete: the health gate's pod, if there is one, deleted (not waited for).
-gate_delete() {
-	if [ -z "$gate_name" ] && [ "$gate_made" = 1 ]; then
-		# Asked for, its name not known (the answer lost, a signal): the
-		# gate's pods on this node, by their labels.
-		gate_made=0
-		if kc /dev/null "$tmp/err" delete pod -n "$gate_ns" -l app.kubernetes.io/part-of=gpudrv,gpudrv/gate \
-			--field-selector "spec.nodeName=$node" --wait=false; then
-			say "$node: the health gate's pods on the node in $gate_ns deleted"
-		else
-			say "$node: warning: cannot delete the health gate's pod: $(said "$tmp/err"); delete it with: kubectl -n $gate_ns delete pod -l gpudrv/gate --field-selector spec.nodeName=$node"
-		fi
-	fi
-	[ -n "$gate_name" ] || return 0
-	if kc /dev/null "$tmp/err" delete pod -n "$gate_ns" "$gate_name" --wait=false; then
-		say "$node: the health gate's pod $gate_ns/$gate_name deleted"
-	else
-		say "$node: warning: cannot delete the health gate's pod $gate_ns/$gate_name: $(said "$tmp/err"); delete it with: kubectl -n $gate_ns delete pod $gate_name"
-	fi
-	gate_name=
-}
 
 # on_fail REASON STATUS: the one exit path after a failure, a signal or the
 # deadline.  It undoes what is safe to undo, within the time kept for it, and
@@ -469,66 +338,7 @@ esac
 # policy removes, and says which way (METHOD) and which (REMOVE).
 # (check_node let only [a-z0-9.-] through: nothing to encode but the '='.)
 pods_on_node="/api/v1/pods?fieldSelector=spec.nodeName%3D$node"
-# judge: pdb-check -s -y on $tmp/pp, its answer in $tmp/pdb, its status in
-# $pc, its obstacles alone in $tmp/pdb.why.
-judge() {
-	pc=0
-	"$pdb_check" -s -y "$tmp/policy" "$node" "$tmp/pp" >"$tmp/pdb" || pc=$?
-	grep -v -e '^METHOD ' -e '^REMOVE ' -e '^SKIP ' "$tmp/pdb" >"$tmp/pdb.why" || :
-}
-# take_removal: from $tmp/pdb, the way (method, and the state it is
-# recorded in, removal_state) and the pods ($tmp/remove, nremove).
-take_removal() {
-	method=$(sed -n 's/^METHOD \([a-z-]*\).*/\1/p' "$tmp/pdb")
-	sed -n 's/^REMOVE //p' "$tmp/pdb" >"$tmp/remove"
-	nremove=$(grep -c . "$tmp/remove") || :
-	case $method in
-	pod-deletion) removal_state="$S_POD_DELETION" ;;
-	*) removal_state="$S_DRAIN" ;;
-	esac
-}
-waited=0
-while :; do
-	if [ -n "$budgets_read" ] && [ "$waited" = 0 ]; then
-		cp -- "$budgets_read" "$tmp/pp" 2>"$tmp/err" ||
-			die "cannot read the budgets and pods of -b $budgets_read: $(said "$tmp/err"); nothing was changed"
-	elif ! get_budget_pods "$tmp/pp" "$pods_on_node"; then
-		say "$node: the budgets and the node's pods cannot be read; nothing was changed"
-		finish 2
-	fi
-	judge
-	[ "$pc" -eq 1 ] || break
-	# A pod the policy does not let go waits for no budget: refused at once.
-	if [ "$waited" -ge "$budget_wait" ] || grep -q -v ' BLOCKS ' "$tmp/pdb.why"; then
-		emit "$tmp/pdb.why" 1
-		say "$node: the removal of its pods would be refused by what is above; nothing was changed"
-		[ "$budget_wait" -eq 0 ] || say "(waited ${waited}s for headroom)"
-		refuse "the removal of its pods would be refused: $(head -n 1 "$tmp/pdb.why" | cut -c1-200)"
-	fi
-	nap 5
-	waited=$((waited + 5))
-done
-if [ "$pc" != 0 ]; then
-	say "$node: pdb-check cannot judge the answers to GET /apis/policy/v1/poddisruptionbudgets and GET $pods_on_node (exit $pc); nothing was changed"
-	finish 2
-fi
-take_removal
-case $method in
-pod-deletion)
-	if [ "$nremove" -gt 0 ]; then
-		say "$node: the budgets leave room: the pod deletion removes the $nremove pod(s) that hold a GPU"
-	else
-		say "$node: no pod on the node holds a GPU: the pod deletion removes none"
-	fi
-	;;
-drain)
-	fell=$(sed -n 's/^METHOD drain: //p' "$tmp/pdb")
-	[ -z "$fell" ] || say "$node: $fell: the node is drained, as the GPU Operator drains where its pod deletion fails"
-	say "$node: the budgets leave room for the drain (drain.enable, $nremove pod(s))"
-	;;
-none) say "$node: no pod is removed: drain.enable is false and podDeletionFilter is none" ;;
-*) die "$node: pdb-check named no way to remove the pods; nothing was changed" ;;
-esac
+judge_first
 # The pods the policy waits for, listed once before the node is touched:
 # the API server judges the selector here rather than after the cordon.
 if [ -n "$wait_sel" ]; then
@@ -571,157 +381,14 @@ phase=cordoned
 set_state "$first_state" "" "$(ann "$initial_note" "$ours_note")" '"unschedulable":true' || on_fail "the cordon was not written" 2
 [ "$r_cordon" = cordoned ] || on_fail "the cordon did not take: the API left the node schedulable" 2
 cordoned=1
-# The operator's wait-for-jobs-required: the pods the policy's selector
-# picks on the node end (Succeeded or Failed), or its timeout passes and the
-# removal takes those it takes.  With 0 only the run's deadline ends it.
+# The jobs the policy names waited for; then the pods it removes, judged
+# again on the node as it is, in the removal's state (sh/lib/removal.sh).
 if [ -n "$wait_sel" ]; then
-	if [ "$wait_timeout" -gt 0 ]; then limit="at most ${wait_timeout}s (waitForCompletion.timeoutSeconds)"; else limit="until the run's deadline (waitForCompletion.timeoutSeconds 0)"; fi
-	t0=$(date +%s)
-	first=1
-	while :; do
-		running_jobs || on_fail "cannot list the pods waitForCompletion.podSelector selects" 2
-		waited=$(($(date +%s) - t0))
-		if [ "$njobs" = 0 ] && [ "$first" = 1 ]; then
-			say "$node: no pod matching '$wait_sel' runs on the node"
-			break
-		elif [ "$njobs" = 0 ]; then
-			say "$node: the pods matching '$wait_sel' have ended, after ${waited}s"
-			break
-		fi
-		[ "$first" = 0 ] || say "$node: waiting for $njobs pod(s) matching '$wait_sel' to end, $limit: $jobs_named"
-		first=0
-		if [ "$wait_timeout" -gt 0 ] && [ "$waited" -ge "$wait_timeout" ]; then
-			say "$node: $njobs pod(s) matching '$wait_sel' still run after ${waited}s (timeoutSeconds $wait_timeout): $jobs_named"
-			say "$node: going on, as the GPU Operator does: the removal takes those it takes"
-			break
-		fi
-		step=2
-		[ "$wait_timeout" = 0 ] || [ $((wait_timeout - waited)) -ge "$step" ] || step=$((wait_timeout - waited))
-		nap "$step"
-		# (The next look needs a second of the run: none is the deadline.)
-		[ "$(time_left)" -gt 1 ] ||
-			on_fail "the run's deadline came ($gpudrv_why) while $njobs pod(s) matching '$wait_sel' still ran, after $(($(date +%s) - t0))s: $jobs_named" 2
-	done
-	# The node's pods moved on while they ran (some ended, some came
-	# through the cordon): what the policy removes is judged again, on the
-	# node as it is now, as the operator lists the pods at its removal.  A
-	# budget that refuses now is waited for by the removal's own timeout; a
-	# pod the policy does not let go stops the run here.
-	get_budget_pods "$tmp/pp" "$pods_on_node" || on_fail "the budgets and the node's pods cannot be read again after the wait" 2
-	judge
-	[ "$pc" -le 1 ] || on_fail "pdb-check cannot judge the node's pods after the wait (exit $pc)" 2
-	if [ "$pc" = 1 ] && grep -q -v ' BLOCKS ' "$tmp/pdb.why"; then
-		emit "$tmp/pdb.why" 1
-		on_fail "after the wait, the removal of its pods would be refused: $(grep -v ' BLOCKS ' "$tmp/pdb.why" | head -n 1 | cut -c1-200)" 1
-	fi
-	take_removal
+	wait_jobs
+	judge_again
 	set_state "$removal_state" || on_fail "the API refused a label" 2
 fi
-
-# The removal's words go to stderr as they come, indented, and to a file
-# (-d): drain's through a fifo and a reader beside it, so that kubectl
-# itself is the child the traps stop; the evictions' as they are made.
-: >"$tmp/drain.out"
-log_removal() {
-	printf '%s\n' "$*" >>"$tmp/drain.out"
-	printf '    %s\n' "$*" >&2 || :
-}
-# evict: the pods of $tmp/remove through the eviction API, as the GPU
-# Operator's pod deletion removes them (kubectl's drain helper: an eviction
-# a budget refuses, HTTP 429, is tried again every 5 s), then waited for
-# until they are gone from the node: one GET of the node's pods every 2 s.
-# All within podDeletion.timeoutSeconds (0: the run's deadline).  Status 1
-# with $why when they did not all go (refused, or too slow), 2 when it
-# cannot tell (an eviction that failed otherwise, a list not read whole).
-evict() {
-	ev_t0=$(date +%s)
-	cp "$tmp/remove" "$tmp/evict.todo"
-	while [ -s "$tmp/evict.todo" ]; do
-		: >"$tmp/evict.again"
-		while IFS=/ read -r ev_ns ev_name; do
-			printf '{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"%s","namespace":"%s"}}\n' \
-				"$ev_name" "$ev_ns" >"$tmp/eviction.json"
-			if kc /dev/null "$tmp/evict.err" create --raw "/api/v1/namespaces/$ev_ns/pods/$ev_name/eviction" -f "$tmp/eviction.json"; then
-				log_removal "evicting pod $ev_ns/$ev_name"
-			elif grep -q '(NotFound)' "$tmp/evict.err"; then
-				log_removal "pod $ev_ns/$ev_name is gone already"
-			elif grep -q '(TooManyRequests)' "$tmp/evict.err"; then
-				log_removal "error when evicting pods/\"$ev_name\" -n \"$ev_ns\" (will retry after 5s): $(said "$tmp/evict.err")"
-				echo "$ev_ns/$ev_name" >>"$tmp/evict.again"
-			elif grep -q '(InternalError)' "$tmp/evict.err"; then
-				# (more than one budget selects it: the API refuses, HTTP 500)
-				why="the eviction of $ev_ns/$ev_name was refused: $(said "$tmp/evict.err")"
-				return 1
-			else
-				why="the eviction of $ev_ns/$ev_name failed: $(said "$tmp/evict.err")"
-				return 2
-			fi
-		done <"$tmp/evict.todo"
-		mv "$tmp/evict.again" "$tmp/evict.todo"
-		[ -s "$tmp/evict.todo" ] || break
-		if [ "$pd_timeout" -gt 0 ] && [ $(($(date +%s) - ev_t0 + 5)) -gt "$pd_timeout" ]; then
-			why="the budgets still refuse the eviction of $(tr '\n' ' ' <"$tmp/evict.todo")after $(($(date +%s) - ev_t0))s (podDeletion.timeoutSeconds $pd_timeout)"
-			return 1
-		fi
-		nap 5
-	done
-	while :; do
-		get_pods "$tmp/left" "the pods on $node" "$pods_on_node" || {
-			why="the node's pods cannot be read to see the evicted ones go"
-			return 2
-		}
-		awk 'NR == FNR { gone[$1] = 1; next } $2 in gone { print $2 }' "$tmp/remove" "$tmp/left" >"$tmp/still"
-		if ! [ -s "$tmp/still" ]; then
-			log_removal "$nremove pod(s) evicted and gone, after $(($(date +%s) - ev_t0))s"
-			return 0
-		fi
-		if [ "$pd_timeout" -gt 0 ] && [ $(($(date +%s) - ev_t0 + 2)) -gt "$pd_timeout" ]; then
-			why="evicted, but still on the node after $(($(date +%s) - ev_t0))s (podDeletion.timeoutSeconds $pd_timeout): $(tr '\n' ' ' <"$tmp/still")"
-			return 1
-		fi
-		nap 2
-	done
-}
-# drain: kubectl drain of the pods the policy's drain takes, as the
-# operator's drain helper runs it: DaemonSets left, its podSelector (with
-# the operator's skip), force and deleteEmptyDir as the policy says, its
-# timeout (0: none but the run's).
-drain() {
-	set -- --ignore-daemonsets "--pod-selector=$dr_sel" "--timeout=${dr_timeout}s"
-	[ "$dr_emptydir" = false ] || set -- "$@" --delete-emptydir-data
-	[ "$dr_force" = false ] || set -- "$@" --force
-	say "$node: kubectl drain $*"
-	mkfifo "$tmp/drain.fifo"
-	DRAIN_OUT=$tmp/drain.out
-	export DRAIN_OUT
-	awk 'BEGIN { out = ENVIRON["DRAIN_OUT"] } { print >> out; print "    " $0; fflush() }' \
-		<"$tmp/drain.fifo" >&2 &
-	track_bg "$!"
-	drain_rc=0
-	kc "$tmp/drain.fifo" "$tmp/drain.fifo" drain "$node" "$@" || drain_rc=$?
-	wait_bg || :
-	rm -f "$tmp/drain.fifo"
-	[ "$drain_rc" = 0 ] || on_fail "drain failed (exit $drain_rc): see kubectl's words above" 1
-}
-case $method in
-pod-deletion)
-	[ "$nremove" = 0 ] || say "$node: evicting $nremove pod(s) that hold a GPU (podDeletion.timeoutSeconds $pd_timeout)"
-	ev_rc=0
-	[ "$nremove" = 0 ] || evict || ev_rc=$?
-	[ "$ev_rc" != 2 ] || on_fail "the pod deletion could not go on: $why" 2
-	if [ "$ev_rc" = 1 ]; then
-		# updateNodeToDrainOrFailed: the drain, if the policy has one.
-		[ "$dr_enable" = true ] || on_fail "the pod deletion failed: $why" 1
-		say "$node: the pod deletion failed: $why; drain.enable is true: the node is drained, as the GPU Operator does"
-		set_state "$S_DRAIN" || on_fail "the API refused a label" 2
-		drain
-	fi
-	;;
-drain) drain ;;
-esac
-if [ -n "$drain_log" ] && ! cp "$tmp/drain.out" "$drain_log"; then
-	say "warning: cannot write the drain log $drain_log"
-fi
+remove_pods
 phase=drained
 
 if [ "$lab" = 1 ]; then
@@ -737,74 +404,20 @@ else
 	grep -q . "$tmp/del" || say "$node: warning: no driver pod ($driver_sel in $driver_ns) on the node"
 	set_state "$S_VALIDATION" || on_fail "the API refused a label" 2
 fi
-# The driver the node reports, from the answer to the last write, then a
-# look every 2 seconds.
-have=$r_driver
-waited=0
-while [ "$have" != "$version" ]; do
-	[ "$waited" -lt "$validate_timeout" ] ||
-		on_fail "gpu-feature-discovery reports driver '$have', not $version, after ${waited}s" 2
-	nap 2
-	waited=$((waited + 2))
-	# A look that fails is not an answer: said, and tried again.
-	have=
-	if look; then
-		have=$r_driver
-	else
-		say "$node: warning: cannot read the node while waiting for the driver: $(said "$tmp/err"); looking again"
-	fi
-done
-say "$node: the node reports driver $version"
+# Validation: the new driver, as gpu-feature-discovery reports it.
+wait_driver
 
-# The health gate (-V): the user's check on the node's GPUs, a pod bound to
-# the node through its cordon, before the node goes back into service.  It
-# must succeed within the gate's timeout, else the node stays cordoned, in
-# upgrade-failed, with the pod's reason and last lines quoted.  The pod is
-# deleted either way.
+# The health gate (-V), the user's check on the node's GPUs: it passes,
+# or the node stays cordoned, in upgrade-failed.  Its pod is deleted either way.
 if [ -n "$gate_manifest" ]; then
-	gate_made=1
-	if ! kc "$tmp/gate.made" "$tmp/err" create --raw "/api/v1/namespaces/$gate_ns/pods" -f "$tmp/gate.json"; then
-		on_fail "cannot create the health gate's pod in namespace $gate_ns: $(said "$tmp/err")" 2
-	fi
-	"$gate_pod" -r "$tmp/gate.made" >"$tmp/gate.st" 2>"$tmp/err" ||
-		on_fail "the API's answer to the health gate's pod cannot be read: $(said "$tmp/err")" 2
-	read -r gate_name g_phase g_reason g_exit <"$tmp/gate.st"
-	gate_made=0
-	say "$node: health gate: pod $gate_ns/$gate_name, at most ${gate_timeout}s (-G)"
-	g_t0=$(date +%s)
-	while :; do
-		case $g_phase in Succeeded | Failed) break ;; esac
-		[ $(($(date +%s) - g_t0)) -lt "$gate_timeout" ] || break
-		nap 2
-		if kc "$tmp/gate.now" "$tmp/err" get --raw "/api/v1/namespaces/$gate_ns/pods/$gate_name" &&
-			"$gate_pod" -r "$tmp/gate.now" >"$tmp/gate.st" 2>/dev/null; then
-			read -r _ g_phase g_reason g_exit <"$tmp/gate.st"
-		else
-			say "$node: warning: cannot read the health gate's pod: $(said "$tmp/err"); looking again"
-		fi
-	done
-	g_after=$(($(date +%s) - g_t0))
+	gate_create
+	gate_wait
 	if [ "$g_phase" = Succeeded ]; then
 		say "$node: health gate passed after ${g_after}s (exit ${g_exit})"
 		event Normal GPUDriverHealthCheck "the health gate's pod $gate_ns/$gate_name succeeded with driver $version"
 		gate_delete
 	else
-		if [ "$g_phase" = Failed ]; then
-			g_why="the health gate's pod $gate_ns/$gate_name failed after ${g_after}s: reason $g_reason, exit $g_exit"
-		else
-			g_why="the health gate's pod $gate_ns/$gate_name did not end within ${gate_timeout}s (-G): phase $g_phase, reason $g_reason"
-		fi
-		say "$node: $g_why; its last lines:"
-		if [ "$(sed -n '2,$p' "$tmp/gate.st" | grep -c .)" -gt 0 ]; then
-			sed -n '2,$s/^/    /p' "$tmp/gate.st" >&2 || :
-		elif kc "$tmp/gate.log" "$tmp/err" logs -n "$gate_ns" "$gate_name" --all-containers --tail=20; then
-			sed 's/^/    /' "$tmp/gate.log" | LC_ALL=C tr -c ' -~\n' '?' >&2 || :
-		else
-			say "    (no termination message, and its log cannot be read: $(said "$tmp/err"))"
-		fi
-		# The node stays cordoned, whoever cordoned it: its GPUs failed.
-		we_cordoned=0
-		on_fail "the GPU health check failed: $g_why; the node stays CORDONED" 1
+		gate_fail
 	fi
 fi
 

@@ -57,7 +57,7 @@ for f in labels2tag matrix-grep pdb-check report-fmt rollout-plan upgrade-policy
 	fi
 done
 t_run ls "$P/lib/gpudrv"
-t_out "the shell library in lib/gpudrv, not in bin" api.sh files.sh lease.sh look.sh node.sh options.sh report.sh runtime.sh table.sh
+t_out "the shell library in lib/gpudrv, not in bin" api.sh files.sh lease.sh look.sh node.sh options.sh removal.sh report.sh runtime.sh state.sh table.sh validate.sh
 t_run ls "$P/bin"
 t_out "bin holds the commands only" drv-audit.sh drv-kubeconfig.sh drv-next.sh drv-rollout.sh drv-states.sh drv-tag.sh drv-upgrade.sh gate-pod \
 	kubectl-gpudrv labels2tag matrix-grep pdb-check report-fmt rollout-plan states-fmt upgrade-policy

@@ -210,6 +210,26 @@ lease_rbac() {
 	die "nothing was changed"
 }
 
+# lease_cas renew|release RV: lease_put, a compare-and-swap on RV; on a
+# conflict the lease is read again, and written again at its new version
+# if it is still this run's (a write whose answer was lost, a label
+# added).  Status 0 written; 1 another run holds it now (read into lr_*);
+# 3 it is gone; 2 not written (kubectl's last words in $lease_why).
+lease_cas() {
+	lc_st=0
+	lease_put "$1" "$2" || lc_st=$?
+	[ "$lc_st" = 1 ] || return "$lc_st"
+	lc_st=0
+	lease_read || lc_st=$?
+	case $lc_st in
+	0) [ "$lr_holder" = "$lease_me" ] || return 1 ;;
+	1) return 3 ;;
+	*) return 2 ;;
+	esac
+	lease_rv=$lr_rv
+	lease_put "$1" "$lr_rv" || return 2
+}
+
 # lease_renew: the lease renewed, if a third of its time has passed since
 # the last time.  Another holder found: the run stops (gpudrv_abort), as it
 # does when the lease could not be renewed for its whole duration.
@@ -218,22 +238,16 @@ lease_renew() {
 	lr_now=$(date +%s)
 	[ $((lr_now - lease_at)) -ge "$lease_every" ] && [ "$lr_now" -ge "$lease_next" ] || return 0
 	lr_st=0
-	lease_put renew "$lease_rv" || lr_st=$?
-	if [ "$lr_st" = 1 ]; then
-		# Changed since this run's write: by another holder, or still ours
-		# (a write whose answer was lost, a label added).
-		lr_st=0
-		lease_read || lr_st=$?
-		if [ "$lr_st" = 0 ] && [ "$lr_holder" = "$lease_me" ]; then
-			lease_rv=$lr_rv
-			lease_put renew "$lease_rv" || lr_st=$?
-		elif [ "$lr_st" != 2 ]; then
-			lease_rv=
-			if [ "$lr_st" = 0 ]; then lr_who="held by $(lease_who)"; else lr_who="deleted"; fi
-			gpudrv_abort "lost the lease $lease_ns/$lease_name, the rollout's lock (last renewed $((lr_now - lease_at))s ago): it is now $lr_who; this run stops here, as on a signal, so that two rollouts never move the same nodes"
-		fi
-	fi
-	[ "$lr_st" != 0 ] || return 0
+	lease_cas renew "$lease_rv" || lr_st=$?
+	case $lr_st in
+	0) return 0 ;;
+	1 | 3)
+		lease_rv=
+		if [ "$lr_st" = 1 ]; then lr_who="held by $(lease_who)"; else lr_who="deleted"; fi
+		gpudrv_abort "lost the lease $lease_ns/$lease_name, the rollout's lock (last renewed $((lr_now - lease_at))s ago): it is now $lr_who; this run stops here, as on a signal, so that two rollouts never move the same nodes"
+		return 0
+		;;
+	esac
 	lease_next=$((lr_now + 5))
 	if [ $((lr_now + 5 - lease_at)) -ge "$lease_for" ]; then
 		lease_rv=
@@ -243,27 +257,16 @@ lease_renew() {
 }
 
 # lease_release: on the way out, the lease made free (no holder), if this
-# run holds it; a compare-and-swap, so that a lease another run took over is
-# never cleared.
+# run holds it; a compare-and-swap, so that a lease another run took over
+# (or one deleted) is left alone.
 lease_release() {
 	[ -n "$lease_rv" ] || return 0
 	lr_was=$lease_rv
 	lease_rv=
 	lr_st=0
-	lease_put release "$lr_was" || lr_st=$?
-	if [ "$lr_st" = 1 ]; then
-		# Changed since this run's write: still ours (released at its new
-		# version), or another's, or gone (left alone).
-		lr_st=0
-		lease_read || lr_st=$?
-		if [ "$lr_st" = 0 ] && [ "$lr_holder" = "$lease_me" ]; then
-			lease_put release "$lr_rv" || lr_st=$?
-		elif [ "$lr_st" != 2 ]; then
-			lr_st=0
-		fi
-	fi
+	lease_cas release "$lr_was" || lr_st=$?
 	lease_rv=
-	[ "$lr_st" != 0 ] || return 0
+	[ "$lr_st" = 2 ] || return 0
 	say "warning: could not release the lease $lease_ns/$lease_name (kubectl said: $lease_why): it expires by itself at $(lease_time $((lease_at + lease_for)))"
 }
 

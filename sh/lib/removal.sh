@@ -1,0 +1,248 @@
+# removal.sh: drv-upgrade.sh's removal of the node's pods, as the
+# cluster's upgradePolicy says: the budgets and pods judged by pdb-check -y
+# (waited for up to -w before the node is touched, judged again after the
+# wait for jobs), the wait for the jobs waitForCompletion names, and the pod
+# deletion's evictions or kubectl drain, with their waits (POSIX sh;
+# sourced by drv-upgrade.sh only, after runtime.sh, api.sh and state.sh).
+# It reads the caller's $tmp, $node, $pods_on_node, $budgets_read,
+# $budget_wait, $pdb_check, $drain_log, $wait_sel, $wait_timeout and the
+# policy ($pd_timeout, $dr_enable, $dr_sel, $dr_timeout, $dr_force,
+# $dr_emptydir); it sets $pc, $method, $removal_state, $nremove, $njobs,
+# $jobs_named and $why, and writes $tmp/pdb, $tmp/remove and $tmp/drain.out.
+# shellcheck shell=sh disable=SC2154,SC2034 # the caller's variables, set or read here
+
+# running_jobs: into $tmp/jobs, pdb-check -p's line of each pod on the node that
+# the policy's waitForCompletion.podSelector selects and that still runs:
+# phase Running or Pending, as the operator counts (Succeeded, Failed and
+# Unknown are not), the API server filtering; $njobs: how many,
+# $jobs_named: the first five and how many more.
+running_jobs() {
+	get_pods "$tmp/jobs" "the pods waitForCompletion.podSelector '$wait_sel' selects on $node" \
+		"/api/v1/pods?labelSelector=$(urlencode "$wait_sel")&fieldSelector=$(urlencode "spec.nodeName=$node,status.phase!=Succeeded,status.phase!=Failed,status.phase!=Unknown")" || return
+	njobs=$(grep -c . "$tmp/jobs") || :
+	jobs_named=$(awk 'NR <= 5 { printf "%s%s", (NR > 1 ? " " : ""), $2 } END { if (NR > 5) printf " and %d more", NR - 5 }' "$tmp/jobs")
+}
+# judge: pdb-check -s -y on $tmp/pp, its answer in $tmp/pdb, its status in
+# $pc, its obstacles alone in $tmp/pdb.why.
+judge() {
+	pc=0
+	"$pdb_check" -s -y "$tmp/policy" "$node" "$tmp/pp" >"$tmp/pdb" || pc=$?
+	grep -v -e '^METHOD ' -e '^REMOVE ' -e '^SKIP ' "$tmp/pdb" >"$tmp/pdb.why" || :
+}
+# take_removal: from $tmp/pdb, the way (method, and the state it is
+# recorded in, removal_state) and the pods ($tmp/remove, nremove).
+take_removal() {
+	method=$(sed -n 's/^METHOD \([a-z-]*\).*/\1/p' "$tmp/pdb")
+	sed -n 's/^REMOVE //p' "$tmp/pdb" >"$tmp/remove"
+	nremove=$(grep -c . "$tmp/remove") || :
+	case $method in
+	pod-deletion) removal_state="$S_POD_DELETION" ;;
+	*) removal_state="$S_DRAIN" ;;
+	esac
+}
+# judge_first: the budgets and the node's pods (-b's the first time),
+# judged until the budgets leave room, within -w; refused, said, when
+# they do not (or a pod the policy does not let go is there); then the
+# way the pods go, said.  Nothing is changed before it returns.
+judge_first() {
+	waited=0
+	while :; do
+		if [ -n "$budgets_read" ] && [ "$waited" = 0 ]; then
+			cp -- "$budgets_read" "$tmp/pp" 2>"$tmp/err" ||
+				die "cannot read the budgets and pods of -b $budgets_read: $(said "$tmp/err"); nothing was changed"
+		elif ! get_budget_pods "$tmp/pp" "$pods_on_node"; then
+			say "$node: the budgets and the node's pods cannot be read; nothing was changed"
+			finish 2
+		fi
+		judge
+		[ "$pc" -eq 1 ] || break
+		# A pod the policy does not let go waits for no budget: refused at once.
+		if [ "$waited" -ge "$budget_wait" ] || grep -q -v ' BLOCKS ' "$tmp/pdb.why"; then
+			emit "$tmp/pdb.why" 1
+			say "$node: the removal of its pods would be refused by what is above; nothing was changed"
+			[ "$budget_wait" -eq 0 ] || say "(waited ${waited}s for headroom)"
+			refuse "the removal of its pods would be refused: $(head -n 1 "$tmp/pdb.why" | cut -c1-200)"
+		fi
+		nap 5
+		waited=$((waited + 5))
+	done
+	if [ "$pc" != 0 ]; then
+		say "$node: pdb-check cannot judge the answers to GET /apis/policy/v1/poddisruptionbudgets and GET $pods_on_node (exit $pc); nothing was changed"
+		finish 2
+	fi
+	take_removal
+	case $method in
+	pod-deletion)
+		if [ "$nremove" -gt 0 ]; then
+			say "$node: the budgets leave room: the pod deletion removes the $nremove pod(s) that hold a GPU"
+		else
+			say "$node: no pod on the node holds a GPU: the pod deletion removes none"
+		fi
+		;;
+	drain)
+		fell=$(sed -n 's/^METHOD drain: //p' "$tmp/pdb")
+		[ -z "$fell" ] || say "$node: $fell: the node is drained, as the GPU Operator drains where its pod deletion fails"
+		say "$node: the budgets leave room for the drain (drain.enable, $nremove pod(s))"
+		;;
+	none) say "$node: no pod is removed: drain.enable is false and podDeletionFilter is none" ;;
+	*) die "$node: pdb-check named no way to remove the pods; nothing was changed" ;;
+	esac
+}
+# wait_jobs: the operator's wait-for-jobs-required: the pods the policy's
+# selector picks on the node end (Succeeded or Failed), or its timeout
+# passes and the removal takes those it takes.  With 0 only the run's
+# deadline ends it.
+wait_jobs() {
+	if [ "$wait_timeout" -gt 0 ]; then limit="at most ${wait_timeout}s (waitForCompletion.timeoutSeconds)"; else limit="until the run's deadline (waitForCompletion.timeoutSeconds 0)"; fi
+	t0=$(date +%s)
+	first=1
+	while :; do
+		running_jobs || on_fail "cannot list the pods waitForCompletion.podSelector selects" 2
+		waited=$(($(date +%s) - t0))
+		if [ "$njobs" = 0 ] && [ "$first" = 1 ]; then
+			say "$node: no pod matching '$wait_sel' runs on the node"
+			break
+		elif [ "$njobs" = 0 ]; then
+			say "$node: the pods matching '$wait_sel' have ended, after ${waited}s"
+			break
+		fi
+		[ "$first" = 0 ] || say "$node: waiting for $njobs pod(s) matching '$wait_sel' to end, $limit: $jobs_named"
+		first=0
+		if [ "$wait_timeout" -gt 0 ] && [ "$waited" -ge "$wait_timeout" ]; then
+			say "$node: $njobs pod(s) matching '$wait_sel' still run after ${waited}s (timeoutSeconds $wait_timeout): $jobs_named"
+			say "$node: going on, as the GPU Operator does: the removal takes those it takes"
+			break
+		fi
+		step=2
+		[ "$wait_timeout" = 0 ] || [ $((wait_timeout - waited)) -ge "$step" ] || step=$((wait_timeout - waited))
+		nap "$step"
+		# (The next look needs a second of the run: none is the deadline.)
+		[ "$(time_left)" -gt 1 ] ||
+			on_fail "the run's deadline came ($gpudrv_why) while $njobs pod(s) matching '$wait_sel' still ran, after $(($(date +%s) - t0))s: $jobs_named" 2
+	done
+}
+# judge_again: after wait_jobs, the removal judged on the node as it is.
+judge_again() {
+	# The node's pods moved on while they ran (some ended, some came
+	# through the cordon): what the policy removes is judged again, on the
+	# node as it is now, as the operator lists the pods at its removal.  A
+	# budget that refuses now is waited for by the removal's own timeout; a
+	# pod the policy does not let go stops the run here.
+	get_budget_pods "$tmp/pp" "$pods_on_node" || on_fail "the budgets and the node's pods cannot be read again after the wait" 2
+	judge
+	[ "$pc" -le 1 ] || on_fail "pdb-check cannot judge the node's pods after the wait (exit $pc)" 2
+	if [ "$pc" = 1 ] && grep -q -v ' BLOCKS ' "$tmp/pdb.why"; then
+		emit "$tmp/pdb.why" 1
+		on_fail "after the wait, the removal of its pods would be refused: $(grep -v ' BLOCKS ' "$tmp/pdb.why" | head -n 1 | cut -c1-200)" 1
+	fi
+	take_removal
+}
+# The removal's words go to stderr as they come, indented, and to a file
+# (-d): drain's through a fifo and a reader beside it, so that kubectl
+# itself is the child the traps stop; the evictions' as they are made.
+log_removal() {
+	printf '%s\n' "$*" >>"$tmp/drain.out"
+	printf '    %s\n' "$*" >&2 || :
+}
+# evict: the pods of $tmp/remove through the eviction API, as the GPU
+# Operator's pod deletion removes them (kubectl's drain helper: an eviction
+# a budget refuses, HTTP 429, is tried again every 5 s), then waited for
+# until they are gone from the node: one GET of the node's pods every 2 s.
+# All within podDeletion.timeoutSeconds (0: the run's deadline).  Status 1
+# with $why when they did not all go (refused, or too slow), 2 when it
+# cannot tell (an eviction that failed otherwise, a list not read whole).
+evict() {
+	ev_t0=$(date +%s)
+	cp "$tmp/remove" "$tmp/evict.todo"
+	while [ -s "$tmp/evict.todo" ]; do
+		: >"$tmp/evict.again"
+		while IFS=/ read -r ev_ns ev_name; do
+			printf '{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"%s","namespace":"%s"}}\n' \
+				"$ev_name" "$ev_ns" >"$tmp/eviction.json"
+			if kc /dev/null "$tmp/evict.err" create --raw "/api/v1/namespaces/$ev_ns/pods/$ev_name/eviction" -f "$tmp/eviction.json"; then
+				log_removal "evicting pod $ev_ns/$ev_name"
+			elif grep -q '(NotFound)' "$tmp/evict.err"; then
+				log_removal "pod $ev_ns/$ev_name is gone already"
+			elif grep -q '(TooManyRequests)' "$tmp/evict.err"; then
+				log_removal "error when evicting pods/\"$ev_name\" -n \"$ev_ns\" (will retry after 5s): $(said "$tmp/evict.err")"
+				echo "$ev_ns/$ev_name" >>"$tmp/evict.again"
+			elif grep -q '(InternalError)' "$tmp/evict.err"; then
+				# (more than one budget selects it: the API refuses, HTTP 500)
+				why="the eviction of $ev_ns/$ev_name was refused: $(said "$tmp/evict.err")"
+				return 1
+			else
+				why="the eviction of $ev_ns/$ev_name failed: $(said "$tmp/evict.err")"
+				return 2
+			fi
+		done <"$tmp/evict.todo"
+		mv "$tmp/evict.again" "$tmp/evict.todo"
+		[ -s "$tmp/evict.todo" ] || break
+		if [ "$pd_timeout" -gt 0 ] && [ $(($(date +%s) - ev_t0 + 5)) -gt "$pd_timeout" ]; then
+			why="the budgets still refuse the eviction of $(tr '\n' ' ' <"$tmp/evict.todo")after $(($(date +%s) - ev_t0))s (podDeletion.timeoutSeconds $pd_timeout)"
+			return 1
+		fi
+		nap 5
+	done
+	while :; do
+		get_pods "$tmp/left" "the pods on $node" "$pods_on_node" || {
+			why="the node's pods cannot be read to see the evicted ones go"
+			return 2
+		}
+		awk 'NR == FNR { gone[$1] = 1; next } $2 in gone { print $2 }' "$tmp/remove" "$tmp/left" >"$tmp/still"
+		if ! [ -s "$tmp/still" ]; then
+			log_removal "$nremove pod(s) evicted and gone, after $(($(date +%s) - ev_t0))s"
+			return 0
+		fi
+		if [ "$pd_timeout" -gt 0 ] && [ $(($(date +%s) - ev_t0 + 2)) -gt "$pd_timeout" ]; then
+			why="evicted, but still on the node after $(($(date +%s) - ev_t0))s (podDeletion.timeoutSeconds $pd_timeout): $(tr '\n' ' ' <"$tmp/still")"
+			return 1
+		fi
+		nap 2
+	done
+}
+# drain: kubectl drain of the pods the policy's drain takes, as the
+# operator's drain helper runs it: DaemonSets left, its podSelector (with
+# the operator's skip), force and deleteEmptyDir as the policy says, its
+# timeout (0: none but the run's).
+drain() {
+	set -- --ignore-daemonsets "--pod-selector=$dr_sel" "--timeout=${dr_timeout}s"
+	[ "$dr_emptydir" = false ] || set -- "$@" --delete-emptydir-data
+	[ "$dr_force" = false ] || set -- "$@" --force
+	say "$node: kubectl drain $*"
+	mkfifo "$tmp/drain.fifo"
+	DRAIN_OUT=$tmp/drain.out
+	export DRAIN_OUT
+	awk 'BEGIN { out = ENVIRON["DRAIN_OUT"] } { print >> out; print "    " $0; fflush() }' \
+		<"$tmp/drain.fifo" >&2 &
+	track_bg "$!"
+	drain_rc=0
+	kc "$tmp/drain.fifo" "$tmp/drain.fifo" drain "$node" "$@" || drain_rc=$?
+	wait_bg || :
+	rm -f "$tmp/drain.fifo"
+	[ "$drain_rc" = 0 ] || on_fail "drain failed (exit $drain_rc): see kubectl's words above" 1
+}
+# remove_pods: the pods of $tmp/remove removed the way the policy says
+# (pod-deletion, drain after a pod deletion that failed, or drain),
+# their words kept for -d.
+remove_pods() {
+	: >"$tmp/drain.out"
+	case $method in
+	pod-deletion)
+		[ "$nremove" = 0 ] || say "$node: evicting $nremove pod(s) that hold a GPU (podDeletion.timeoutSeconds $pd_timeout)"
+		ev_rc=0
+		[ "$nremove" = 0 ] || evict || ev_rc=$?
+		[ "$ev_rc" != 2 ] || on_fail "the pod deletion could not go on: $why" 2
+		if [ "$ev_rc" = 1 ]; then
+			# updateNodeToDrainOrFailed: the drain, if the policy has one.
+			[ "$dr_enable" = true ] || on_fail "the pod deletion failed: $why" 1
+			say "$node: the pod deletion failed: $why; drain.enable is true: the node is drained, as the GPU Operator does"
+			set_state "$S_DRAIN" || on_fail "the API refused a label" 2
+			drain
+		fi
+		;;
+	drain) drain ;;
+	esac
+	if [ -n "$drain_log" ] && ! cp "$tmp/drain.out" "$drain_log"; then
+		say "warning: cannot write the drain log $drain_log"
+	fi
+}
