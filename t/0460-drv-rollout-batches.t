@@ -103,6 +103,7 @@ gate)
 	exit 0 ;;
 hang)
 	trap 'set_node upgrade-required ""; say "$node: interrupted by SIGTERM"; echo "$node upgrade-required"; now upgrade-required ""; exit 2' TERM
+	: >"$D/hung.$node" # a signal from now on is caught
 	st drain-required
 	set_node drain-required true
 	while :; do sleep 1 & wait $!; done ;;
@@ -112,7 +113,7 @@ chmod +x x/bin/drv-upgrade.sh
 
 # cluster NODE...: GPU nodes on 535, schedulable, Ready, every one ok.
 cluster() {
-	rm -f down act.* up.log kubectl.log kubectl.pids
+	rm -f down act.* hung.* up.log kubectl.log kubectl.pids
 	for n; do set -- "$@" "$n:535.183.06::::True"; shift; done
 	t_fleet "$@"
 }
@@ -371,7 +372,7 @@ cluster n1 n2
 echo hang >act.n1
 echo hang >act.n2
 t_bg "$R" $T_DRAIN -p 2 -u 100% -m "$M" "$NEW"
-t_until 10 sh -c '[ "$(cat kubectl.pids 2>/dev/null | grep -c .)" -ge 2 ]'
+t_until 10 test -e hung.n1 -a -e hung.n2
 t_ok $? "both under way"
 kill -TERM "$t_pid"
 t_wait 20

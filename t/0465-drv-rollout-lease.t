@@ -54,6 +54,7 @@ ok)
 hang)
 	trap 'set_node upgrade-required; say "$node: interrupted by SIGTERM"; echo "$node upgrade-required"
 		say "$node: now: unschedulable= state=upgrade-required"; echo "$node now upgrade-required schedulable"; exit 2' TERM
+	: >"$D/hung.$node" # a signal from now on is caught
 	st upgrade-required
 	set_node upgrade-required
 	while :; do sleep 1 & wait $!; done ;;
@@ -63,7 +64,7 @@ chmod +x x/bin/drv-upgrade.sh
 
 # fresh NODE...: GPU nodes on 535, every one ok; no lease, no lock file.
 fresh() {
-	rm -f down act.* up.log kubectl.log kubectl.pids lease lease.* "$LOCKF"
+	rm -f down act.* hung.* up.log kubectl.log kubectl.pids lease lease.* "$LOCKF"
 	for n; do set -- "$@" "$n:535.183.06::::True"; shift; done
 	t_fleet "$@"
 }
@@ -228,7 +229,7 @@ t_is "released at the end" "$(field 6)" ""
 fresh n1
 echo hang >act.n1
 t_bg "$R" $T_DRAIN -L -m "$M" "$NEW"
-t_until 10 test -s up.log
+t_until 10 test -e hung.n1
 t_ok $? "the batch is under way"
 kill -TERM "$t_pid"
 t_wait 20
@@ -244,7 +245,7 @@ t_none_alive "no stand-in left running" kubectl.pids
 fresh n1
 echo hang >act.n1
 GPUDRV_LEASE_DURATION=3 t_bg "$R" $T_DRAIN -L -m "$M" "$NEW"
-t_until 10 test -s up.log
+t_until 10 test -e hung.n1
 t_ok $? "the batch is under way"
 t_until 10 sh -c "[ \$(grep -c '^replace' lease.log) -ge 2 ]"
 t_ok $? "the lease is renewed during the batch"
@@ -264,7 +265,7 @@ t_grep "the summary" out "^done 0 failed 0 skipped 0 left 1$"
 fresh n1
 echo hang >act.n1
 GPUDRV_LEASE_DURATION=3 t_bg "$R" $T_DRAIN -L -m "$M" "$NEW"
-t_until 10 test -s up.log
+t_until 10 test -e hung.n1
 : >lease.down
 t_wait 20
 rm lease.down
