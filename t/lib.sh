@@ -301,34 +301,30 @@ t_same() {
 	fi
 }
 
-# t_fake_kubectl: ./kubectl, a stand-in for unit tests of the scripts (the
-# end-to-end tests use the real one against the sandbox).  It logs its
-# arguments to ./kubectl.log and, by $FAKE_KUBECTL: "ok" prints $FAKE_OUT,
-# "down" fails as kubectl does with no API server, "notfound" as for a
-# missing node, "forbidden" as RBAC does.
+# t_standin: the API server the unit tests' kubectl, t/kubectl, answers
+# for (it says how): its directory, $STANDIN (./api), empty; every call a
+# line of ./kubectl.log.
+t_standin() {
+	rm -rf "$PWD/api"
+	mkdir "$PWD/api"
+	STANDIN=$PWD/api
+	STANDIN_LOG=$PWD/kubectl.log
+	KUBECTL=$T/kubectl
+	export STANDIN STANDIN_LOG KUBECTL
+}
+
+# t_serve KEY [FILE]: the stand-in answers FILE (default: standard input)
+# for KEY (GET/api/v1/nodes, PATCH/api/v1/nodes/NAME, _any, ...).
+t_serve() {
+	mkdir -p "$(dirname "$STANDIN/$1")"
+	cat "${2:--}" >"$STANDIN/$1"
+}
+
+# t_fake_kubectl: the stand-in answering the file $FAKE_OUT for any
+# request (STANDIN_FAULT=down, forbidden or notfound: it fails so).
 t_fake_kubectl() {
-	cat >kubectl <<'STUB'
-#!/bin/sh
-printf '%s\n' "$*" >>kubectl.log
-case ${FAKE_KUBECTL:-ok} in
-ok) cat "$FAKE_OUT" ;;
-down)
-	echo 'The connection to the server 127.0.0.1:6443 was refused - did you specify the right host or port?' >&2
-	exit 1
-	;;
-notfound)
-	echo "Error from server (NotFound): nodes \"$3\" not found" >&2
-	exit 1
-	;;
-forbidden)
-	echo 'Error from server (Forbidden): nodes is forbidden: User "system:serviceaccount:default:viewer" cannot list resource "nodes" in API group "" at the cluster scope' >&2
-	exit 1
-	;;
-esac
-STUB
-	chmod +x kubectl
-	KUBECTL=$PWD/kubectl
-	export KUBECTL
+	t_standin
+	echo FAKE_OUT | t_serve _any.from
 }
 
 # t_fake_ops: ./ops, a kubectl stand-in that answers by URL: the GPU nodes
