@@ -327,30 +327,20 @@ t_fake_kubectl() {
 	echo FAKE_OUT | t_serve _any.from
 }
 
-# t_fake_ops: ./ops, a kubectl stand-in that answers by URL: the GPU nodes
-# ($FAKE_OUT), the ClusterPolicies ($FAKE_CP), the GPUClusters ($FAKE_GC) and
-# the NVIDIADrivers ($FAKE_NVD), each unset or empty for "CRD not installed"
-# (NotFound); "forbidden" as RBAC refuses.  It logs its arguments to ./ops.log.
+# t_fake_ops: ./ops, the stand-in over ./ops.d, answering by path: the GPU
+# nodes ($FAKE_OUT), the ClusterPolicies ($FAKE_CP), the GPUClusters
+# ($FAKE_GC) and the NVIDIADrivers ($FAKE_NVD), each unset or empty for "CRD
+# not installed" (NotFound), "forbidden" as RBAC refuses.  It logs its
+# arguments to ./ops.log.
 t_fake_ops() {
-	cat >ops <<'STUB'
-#!/bin/sh
-printf '%s\n' "$*" >>ops.log
-for a; do
-	case $a in
-	/api/v1/nodes*) cat "$FAKE_OUT"; exit 0 ;;
-	/apis/nvidia.com/v1/clusterpolicies) f=${FAKE_CP:-} ;;
-	/apis/nvidia.com/v1alpha1/gpuclusters) f=${FAKE_GC:-} ;;
-	/apis/nvidia.com/v1alpha1/nvidiadrivers) f=${FAKE_NVD:-} ;;
-	*) continue ;;
-	esac
-	case $f in
-	'') echo 'Error from server (NotFound): the server could not find the requested resource' >&2; exit 1 ;;
-	forbidden) echo "Error from server (Forbidden): ${a##*/}.nvidia.com is forbidden: User \"x\" cannot list resource \"${a##*/}\"" >&2; exit 1 ;;
-	*) cat "$f"; exit 0 ;;
-	esac
-done
-exit 3
-STUB
+	rm -rf ops.d
+	mkdir -p ops.d/GET/api/v1/nodes ops.d/GET/apis/nvidia.com/v1 ops.d/GET/apis/nvidia.com/v1alpha1
+	echo FAKE_OUT >ops.d/GET/api/v1/nodes.from
+	echo FAKE_OUT >ops.d/GET/api/v1/nodes/_any.from
+	echo FAKE_CP >ops.d/GET/apis/nvidia.com/v1/clusterpolicies.from
+	echo FAKE_GC >ops.d/GET/apis/nvidia.com/v1alpha1/gpuclusters.from
+	echo FAKE_NVD >ops.d/GET/apis/nvidia.com/v1alpha1/nvidiadrivers.from
+	printf '#!/bin/sh\nSTANDIN=%s/ops.d STANDIN_LOG=%s/ops.log exec "%s" "$@"\n' "$PWD" "$PWD" "$T/kubectl" >ops
 	chmod +x ops
 }
 
