@@ -185,40 +185,28 @@ t_gpu_pods() {
 	printf ']}\n'
 }
 
-# t_fake_pods: ./kubectl for drv-states.sh, answering from files beside it:
-# the GPU nodes (nodes.json), the budgets (budgets.json; default the lab's
-# t/data/pdb-lab.json), every pod (pods.json; default an empty PodList), and
-# the driver and validator pods (driver.json, validator.json, t_gpu_pods
-# lists; absent: none), the GPU Operator's objects
-# (clusterpolicies.json, gpuclusters.json, nvidiadrivers.json; absent: the
-# CRD is not installed); a file down.RESOURCE makes that request fail as
-# RBAC refuses.  Logs to kubectl.log.
+# t_fake_pods: the stand-in for drv-states.sh, answering from files in the
+# test's directory: the GPU nodes (nodes.json), the budgets (budgets.json;
+# default the lab's t/data/pdb-lab.json), every pod (pods.json; default an
+# empty PodList), and the driver and validator pods (driver.json,
+# validator.json, t_gpu_pods lists; default none), the GPU Operator's
+# objects (clusterpolicies.json, gpuclusters.json, nvidiadrivers.json;
+# absent: the CRD is not installed).
 t_fake_pods() {
+	t_standin
 	[ -e budgets.json ] || cp "$DATA/pdb-lab.json" budgets.json
-	[ -e pods.json ] || printf '{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[]}\n' >pods.json
-	cat >kubectl <<'STUB'
-#!/bin/sh
-D=${0%/*}
-printf '%s\n' "$*" >>"$D/kubectl.log"
-shift
-fail() { [ -e "$D/down.$1" ] || return 0; echo "Error from server (Forbidden): $1 is forbidden: User \"x\" cannot list resource \"$1\"" >&2; exit 1; }
-case $* in
-"get --raw /api/v1/nodes?labelSelector=nvidia.com%2Fgpu.present%3Dtrue") cat "$D/nodes.json" ;;
-"get --raw /apis/policy/v1/poddisruptionbudgets") fail poddisruptionbudgets; cat "$D/budgets.json" ;;
-"get --raw /api/v1/pods?fieldSelector=spec.nodeName%21%3D") fail pods; cat "$D/pods.json" ;;
-"get --raw /api/v1/pods?labelSelector=app.kubernetes.io%2Fcomponent%3Dnvidia-driver") fail pods; cat "$D/driver.json" 2>/dev/null || printf '{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[]}\n' ;;
-"get --raw /api/v1/pods?labelSelector=app%3Dnvidia-operator-validator") fail pods; cat "$D/validator.json" 2>/dev/null || printf '{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[]}\n' ;;
-"get --raw /apis/nvidia.com/"*)
-	f=$D/${3##*/}.json
-	[ -f "$f" ] || { echo 'Error from server (NotFound): the server could not find the requested resource' >&2; exit 1; }
-	cat "$f"
-	;;
-*) echo "fake kubectl: unexpected: $*" >&2; exit 3 ;;
-esac
-STUB
-	chmod +x kubectl
-	KUBECTL=$PWD/kubectl
-	export KUBECTL
+	for t_f in pods driver validator; do
+		[ -e $t_f.json ] || printf '{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[]}\n' >$t_f.json
+	done
+	mkdir -p "$STANDIN/GET/api/v1" "$STANDIN/GET/apis/policy/v1" "$STANDIN/GET/apis/nvidia.com/v1" "$STANDIN/GET/apis/nvidia.com/v1alpha1"
+	ln -s "$PWD/nodes.json" "$STANDIN/GET/api/v1/nodes"
+	ln -s "$PWD/budgets.json" "$STANDIN/GET/apis/policy/v1/poddisruptionbudgets"
+	ln -s "$PWD/pods.json" "$STANDIN/GET/api/v1/pods"
+	ln -s "$PWD/driver.json" "$STANDIN/GET/api/v1/pods?labelSelector=app.kubernetes.io%2Fcomponent%3Dnvidia-driver"
+	ln -s "$PWD/validator.json" "$STANDIN/GET/api/v1/pods?labelSelector=app%3Dnvidia-operator-validator"
+	ln -s "$PWD/clusterpolicies.json" "$STANDIN/GET/apis/nvidia.com/v1/clusterpolicies"
+	ln -s "$PWD/gpuclusters.json" "$STANDIN/GET/apis/nvidia.com/v1alpha1/gpuclusters"
+	ln -s "$PWD/nvidiadrivers.json" "$STANDIN/GET/apis/nvidia.com/v1alpha1/nvidiadrivers"
 }
 # t_whole: builds ./whole once a script, the tests' own reader of a whole
 # input (t/whole.c: plain cJSON and libyaml's document API, no code of
