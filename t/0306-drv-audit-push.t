@@ -24,6 +24,7 @@ fi
 # while the API server is gone.
 t_standin
 t_serve _any "$DATA/lab-nodes.json"
+mkdir -p "$STANDIN/GET/api/v1"
 t_serve config/view <<'STUB'
 #!/bin/sh
 if [ -z "${FAKE_CTX+set}" ]; then
