@@ -412,7 +412,7 @@ t_is "no line of stderr is the forged one" "$(grep -c '^drv-upgrade.sh: lab-node
 # were read whole (the pods GET answering exit 0 and nothing).
 fresh
 FAKE_PDB=$DATA/pdb-lab.json
-P=GET/api/v1/pods?fieldSelector=spec.nodeName%3Dlab-node-1
+P='GET/api/v1/pods?fieldSelector=spec.nodeName%3Dlab-node-1'
 echo empty >"$STANDIN/$P.fault"
 t_run up lab-node-1 550.90.07
 t_rc 2 "the node's pods answered exit 0 with an empty body"
