@@ -413,7 +413,7 @@ t_is "no line of stderr is the forged one" "$(grep -c '^drv-upgrade.sh: lab-node
 fresh
 FAKE_PDB=$DATA/pdb-lab.json
 P='GET/api/v1/pods?fieldSelector=spec.nodeName%3Dlab-node-1'
-echo empty >"$STANDIN/$P.fault"
+echo empty | t_serve "$P.fault"
 t_run up lab-node-1 550.90.07
 t_rc 2 "the node's pods answered exit 0 with an empty body"
 t_grep "says so, naming the request" err "^drv-upgrade.sh: GET /api/v1/pods?fieldSelector=spec.nodeName%3Dlab-node-1 answered with an empty body (kubectl exit 0): nothing can be said of it$"
