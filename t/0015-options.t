@@ -5,11 +5,10 @@
 # -- ending the options; each a usage error (exit 2) before any request.
 . "$(dirname "$0")/lib.sh"
 
-# No request may be made: a kubectl that only says it was called.
-printf '#!/bin/sh\necho "$*" >>"%s/kubectl.log"\nexit 1\n' "$PWD" >kubectl
-chmod +x kubectl
-KUBECTL=$PWD/kubectl
-export KUBECTL
+# No request may be made: the stand-in, with no API server behind it,
+# logs each call to ./kubectl.log.
+t_standin
+echo down >"$STANDIN/fault"
 
 # SCRIPT|ARGS|STATUS|STDOUT|STDERR|U: ARGS a word each; STDOUT "usage" for
 # the usage there, else nothing; STDERR its one line (empty: none), then the

@@ -22,12 +22,12 @@ t_run "$BIN/drv-tag.sh" lab-node-1
 t_rc 0 "works from another directory"
 cd .. || exit 1
 
-FAKE_KUBECTL=notfound t_run drv-tag.sh lab-node-9
+STANDIN_FAULT=notfound t_run drv-tag.sh lab-node-9
 t_rc 2 "a node that does not exist"
 t_out "prints no tag"
 t_err "says so" "drv-tag.sh: node lab-node-9 not found in the cluster"
 
-FAKE_KUBECTL=down t_run drv-tag.sh lab-node-1
+STANDIN_FAULT=down t_run drv-tag.sh lab-node-1
 t_rc 2 "no API server"
 t_out "prints no tag, never a strange one"
 t_err "relays what kubectl said" \
@@ -50,16 +50,16 @@ t_out "kubectl was not called"
 
 # The answer must be that one node: a list of nodes (a proxy's cache, a
 # wrong path) is not its tag, nor is another node.
-FAKE_KUBECTL=ok FAKE_OUT=$DATA/lab-nodes.json t_run drv-tag.sh lab-node-1
+FAKE_OUT=$DATA/lab-nodes.json t_run drv-tag.sh lab-node-1
 t_rc 2 "a list of three nodes where one node was asked for"
 t_err "says so, naming what it holds" \
 	"drv-tag.sh: the API's answer for node lab-node-1 is not that one node (it holds: lab-node-0 lab-node-1 lab-node-2)"
 t_out "and prints no tag"
-FAKE_KUBECTL=ok FAKE_OUT=$DATA/node-1.json t_run drv-tag.sh lab-node-0
+FAKE_OUT=$DATA/node-1.json t_run drv-tag.sh lab-node-0
 t_rc 2 "another node's answer"
 t_err "says so" "drv-tag.sh: the API's answer for node lab-node-0 is not that one node (it holds: lab-node-1)"
 : >empty.json
-FAKE_KUBECTL=ok FAKE_OUT=$PWD/empty.json t_run drv-tag.sh lab-node-1
+FAKE_OUT=$PWD/empty.json t_run drv-tag.sh lab-node-1
 t_rc 2 "an empty answer (kubectl exit 0)"
 t_out "prints no tag"
 

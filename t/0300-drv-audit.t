@@ -47,14 +47,14 @@ cp out audit.out
 t_run grep -c -e ' UNKNOWN ' -e ' MISSING ' -e '^OK$' audit.out
 t_out "six UNKNOWN lines, no OK" 6
 
-FAKE_KUBECTL=down t_run "$A"
+STANDIN_FAULT=down t_run "$A"
 t_rc 2 "no API server"
 t_out "prints nothing on stdout, never OK"
 t_err "says kubectl failed and no audit was made" \
 	"drv-audit.sh: cannot list the GPU nodes; kubectl said:" \
 	"    The connection to the server 127.0.0.1:6443 was refused - did you specify the right host or port?" \
 	"drv-audit.sh: no audit was made"
-FAKE_KUBECTL=forbidden t_run "$A"
+STANDIN_FAULT=forbidden t_run "$A"
 t_rc 2 "RBAC forbids listing nodes"
 t_out "prints nothing on stdout"
 
@@ -101,7 +101,7 @@ t_grep "the GPU nodes seen" audit.prom '^gpudrv_audit_gpu_nodes 3$'
 t_grep "the exit status" audit.prom '^gpudrv_audit_exit_status 1$'
 t_grep "the last success" audit.prom '^gpudrv_audit_last_success_timestamp_seconds [0-9][0-9]*$'
 sed -i 's/^gpudrv_audit_last_success_timestamp_seconds .*/gpudrv_audit_last_success_timestamp_seconds 1700000000/' audit.prom
-FAKE_KUBECTL=down t_run "$A" -p audit.prom
+STANDIN_FAULT=down t_run "$A" -p audit.prom
 t_rc 2 "-p when the API is down"
 t_grep "records exit status 2" audit.prom '^gpudrv_audit_exit_status 2$'
 t_grep "keeps the time of the last success" audit.prom '^gpudrv_audit_last_success_timestamp_seconds 1700000000$'

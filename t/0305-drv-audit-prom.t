@@ -8,29 +8,12 @@
 # temporary file of the run's own.
 . "$(dirname "$0")/lib.sh"
 
-# ./kubectl: the lab's GPU nodes; while ./down exists it fails as kubectl
-# does with no API server; while ./hang exists it hangs (./hung once it
-# does).
-cat >kubectl <<'STUB'
-#!/bin/sh
-D=${0%/*}
-if [ -e "$D/down" ]; then
-	echo 'The connection to the server 127.0.0.1:6443 was refused - did you specify the right host or port?' >&2
-	exit 1
-fi
-if [ -e "$D/hang" ]; then
-	: >"$D/hung"
-	sleep 60 &
-	wait
-	exit 1
-fi
-cat "$FAKE_NODES"
-STUB
-chmod +x kubectl
-KUBECTL=$PWD/kubectl
-FAKE_NODES=$DATA/lab-nodes.json
+# The stand-in: the lab's GPU nodes; $STANDIN/fault "down" or "hang"
+# while the API server is gone or hangs ($STANDIN/hung once it does).
+t_standin
+t_serve _any "$DATA/lab-nodes.json"
 GPUDRV_MATRIX=$ROOT/lab/support-matrix.csv
-export KUBECTL FAKE_NODES GPUDRV_MATRIX
+export GPUDRV_MATRIX
 A=$BIN/drv-audit.sh
 
 # The textfile directory, which another user can write (node_exporter's
@@ -127,9 +110,9 @@ t_cmp "FILE holds the audit" expected.prom content
 
 # A failed run: the textfile says so, and keeps the last success.
 sed -i 's/^gpudrv_audit_last_success_timestamp_seconds .*/gpudrv_audit_last_success_timestamp_seconds 1700000000/' tf/g.prom
-: >down
+echo down >"$STANDIN/fault"
 planted -p tf/g.prom
-rm down
+rm "$STANDIN/fault"
 t_rc 2 "-p when the API is down"
 t_out "prints nothing on stdout"
 left "a failed run"
@@ -140,9 +123,9 @@ rm tf/g.prom
 printf 'gpudrv_audit_last_success_timestamp_seconds 1600000000\n' >secret2
 cp secret2 secret2.orig
 ln -s ../secret2 tf/g.prom
-: >down
+echo down >"$STANDIN/fault"
 planted -p tf/g.prom
-rm down
+rm "$STANDIN/fault"
 t_rc 2 "-p FILE a link, when the API is down"
 left "a failed run, FILE a link"
 t_run grep -c last_success tf/g.prom
@@ -151,10 +134,10 @@ t_out "no last success is taken from what the link points to" 0
 # A FIFO planted as FILE: a failed run neither waits on it nor writes to it.
 rm tf/g.prom
 mkfifo tf/g.prom
-: >down
+echo down >"$STANDIN/fault"
 t_bg sh -c 'umask 077; exec "$@"' sh "$A" -p tf/g.prom
 t_wait 20
-rm down
+rm "$STANDIN/fault"
 t_rc 2 "-p FILE a FIFO, when the API is down: ends"
 left "FILE a FIFO"
 # (Whatever that run did, FILE is a file again for what follows.)
@@ -191,13 +174,13 @@ left "a failed write"
 
 # SIGTERM while kubectl hangs: the textfile records the failure, and
 # nothing else is left.
-: >hang
+echo hang >"$STANDIN/fault"
 t_bg sh -c 'umask 077; ln -s ../secret "tf/.g.prom.$$" 2>/dev/null; exec "$@"' sh "$A" -p tf/g.prom
-t_until 10 test -e hung
+t_until 10 test -e "$STANDIN/hung"
 t_ok $? "kubectl hangs"
 kill -TERM "$t_pid"
 t_wait 10
-rm hang
+rm "$STANDIN/fault"
 t_rc 2 "SIGTERM while kubectl hangs"
 t_err "says so" "drv-audit.sh: interrupted by SIGTERM"
 t_out "prints nothing on stdout"

@@ -19,32 +19,21 @@ if ! command -v curl >/dev/null 2>&1; then
 	t_done
 fi
 
-# ./kubectl: the lab's GPU nodes; "config view" answers $FAKE_CTX, the
-# current context (unset: none, as kubectl says); while ./down exists it
-# fails as kubectl does with no API server.
-cat >kubectl <<'STUB'
+# The stand-in: the lab's GPU nodes; "config view" answers $FAKE_CTX, the
+# current context (unset: none, as kubectl says); the nodes' fault "down"
+# while the API server is gone.
+t_standin
+t_serve _any "$DATA/lab-nodes.json"
+mkdir -p "$STANDIN/GET/api/v1"
+t_serve config/view <<'STUB'
 #!/bin/sh
-D=${0%/*}
-case $* in
-*" config view "*)
-	if [ -z "${FAKE_CTX+set}" ]; then
-		echo 'error: current-context must exist in order to minify' >&2
-		exit 1
-	fi
-	printf '%s' "$FAKE_CTX"
-	exit 0
-	;;
-esac
-if [ -e "$D/down" ]; then
-	echo 'The connection to the server 127.0.0.1:6443 was refused - did you specify the right host or port?' >&2
+if [ -z "${FAKE_CTX+set}" ]; then
+	echo 'error: current-context must exist in order to minify' >&2
 	exit 1
 fi
-cat "$FAKE_NODES"
+printf '%s' "$FAKE_CTX"
 STUB
-chmod +x kubectl
-KUBECTL=$PWD/kubectl
-FAKE_NODES=$DATA/lab-nodes.json
-export KUBECTL FAKE_NODES
+chmod +x "$STANDIN/config/view"
 unset FAKE_CTX
 M=$ROOT/lab/support-matrix.csv
 # partial.csv: lab-node-1's image (535, 5.15.0-107) not built.
@@ -141,9 +130,9 @@ last=$(sed -n 's/^gpudrv_audit_last_success_timestamp_seconds //p' g.prom)
 # 3. The API server gone: exit 2, pushed with POST: exit status 2, the last
 # success time (and the rest of the last audit) kept.
 sleep 1
-: >down
+echo down >"$STANDIN/GET/api/v1/nodes.fault"
 t_run "$A" -m "$M" -p g.prom -P "$U" -c lab-1
-rm down
+rm "$STANDIN/GET/api/v1/nodes.fault"
 t_rc 2 "a failed audit, pushed"
 t_out "nothing on stdout"
 scrape lab-1

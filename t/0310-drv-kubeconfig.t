@@ -6,31 +6,31 @@
 # token minted.  (t/0960 runs it against the sandbox.)
 . "$(dirname "$0")/lib.sh"
 
-# ./kubectl: the admin's context and the API server, from the files in ./kc
-# (printed as kubectl -o jsonpath prints: no final newline of its own).
+# The stand-in: the admin's context and the API server, from the files in
+# ./kc (printed as kubectl -o jsonpath prints: no final newline of its own).
 mkdir kc dest
-cat >kubectl <<'STUB'
+t_standin
+t_serve config/view <<STUB
 #!/bin/sh
-D=${0%/*}
-printf '%s\n' "$*" >>"$D/kubectl.log"
-shift # --request-timeout
-case $* in
-*"jsonpath={.clusters[0].name}") cat "$D/kc/name" ;;
-*"jsonpath={.clusters[0].cluster.server}") cat "$D/kc/server" ;;
-*"jsonpath={.clusters[0].cluster.certificate-authority-data}") cat "$D/kc/ca" ;;
-*"jsonpath={.clusters[0].cluster.insecure-skip-tls-verify}") cat "$D/kc/insecure" ;;
-"-n gpudrv get serviceaccount auditor -o name") echo serviceaccount/auditor ;;
-"-n gpudrv create token auditor --duration=720h -o "*) cat "$D/kc/token" ;;
-"--kubeconfig="*" auth whoami "*)
-	grep -q "^    token: \"$(cat "$D/kc/good")\"\$" "${1#--kubeconfig=}" || { echo 'error: You must be logged in to the server (Unauthorized)' >&2; exit 1; }
-	printf '%s' system:serviceaccount:gpudrv:auditor
-	;;
-*) echo "fake kubectl: no answer for: $*" >&2; exit 1 ;;
+case \$* in
+*"jsonpath={.clusters[0].name}") cat "$PWD/kc/name" ;;
+*"jsonpath={.clusters[0].cluster.server}") cat "$PWD/kc/server" ;;
+*"jsonpath={.clusters[0].cluster.certificate-authority-data}") cat "$PWD/kc/ca" ;;
+*"jsonpath={.clusters[0].cluster.insecure-skip-tls-verify}") cat "$PWD/kc/insecure" ;;
+*) exit 1 ;;
 esac
 STUB
-chmod +x kubectl
-KUBECTL=$PWD/kubectl
-export KUBECTL
+echo serviceaccount/auditor | t_serve get/serviceaccount/auditor
+mkdir -p "$STANDIN/create/token"
+ln -s "$PWD/kc/token" "$STANDIN/create/token/auditor"
+# whoami: the token of the kubeconfig --kubeconfig names must be the good one.
+t_serve auth/whoami <<STUB
+#!/bin/sh
+for a; do case \$a in --kubeconfig=*) k=\${a#--kubeconfig=} ;; esac; done
+grep -q "^    token: \"\$(cat "$PWD/kc/good")\"\\\$" "\$k" || { echo 'error: You must be logged in to the server (Unauthorized)' >&2; exit 1; }
+printf '%s' system:serviceaccount:gpudrv:auditor
+STUB
+chmod +x "$STANDIN/config/view" "$STANDIN/auth/whoami"
 K=$BIN/drv-kubeconfig.sh
 TOKEN=eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhdWRpdG9yIn0.c2ln
 # context NAME SERVER CA INSECURE EXPIRY TOKEN: what ./kubectl answers.

@@ -145,14 +145,14 @@ t_out "its repository, image and version" \
 
 # Lists the API did not give whole: exit 2, nothing on stdout.
 t_fake_kubectl
-FAKE_KUBECTL=down t_run drv-audit.sh -o images -r "$R"
+STANDIN_FAULT=down t_run drv-audit.sh -o images -r "$R"
 t_rc 2 "-o: no API server"
 t_out "nothing on stdout"
 t_err "kubectl's words, and no list" \
 	"drv-audit.sh: cannot list the GPU nodes; kubectl said:" \
 	"    The connection to the server 127.0.0.1:6443 was refused - did you specify the right host or port?" \
 	"drv-audit.sh: no list was printed"
-FAKE_KUBECTL=forbidden t_run drv-audit.sh -o skopeo-sync -r "$R"
+STANDIN_FAULT=forbidden t_run drv-audit.sh -o skopeo-sync -r "$R"
 t_rc 2 "-o: RBAC forbids the list"
 t_out "nothing on stdout"
 head -c 5000 "$DATA/lab-nodes.json" >cut.json

@@ -413,15 +413,8 @@ t_is "no line of stderr is the forged one" "$(grep -c '^drv-upgrade.sh: lab-node
 # were read whole (the pods GET answering exit 0 and nothing).
 fresh
 FAKE_PDB=$DATA/pdb-lab.json
-mv kubectl kubectl.outer
-cat >kubectl <<'STUB'
-#!/bin/sh
-case $* in
-*" get --raw /api/v1/pods?fieldSelector=spec.nodeName%3Dlab-node-1") printf '%s\n' "$*" >>"$FAKE_DIR/kubectl.log"; exit 0 ;;
-esac
-exec "$FAKE_DIR/kubectl.outer" "$@"
-STUB
-chmod +x kubectl
+P='GET/api/v1/pods?fieldSelector=spec.nodeName%3Dlab-node-1'
+echo empty | t_serve "$P.fault"
 t_run up lab-node-1 550.90.07
 t_rc 2 "the node's pods answered exit 0 with an empty body"
 t_grep "says so, naming the request" err "^drv-upgrade.sh: GET /api/v1/pods?fieldSelector=spec.nodeName%3Dlab-node-1 answered with an empty body (kubectl exit 0): nothing can be said of it$"
@@ -429,7 +422,7 @@ t_grep "and that nothing was changed" err "^drv-upgrade.sh: lab-node-1: the budg
 t_is "no label, annotation, cordon or drain" "$(calls '\(label\|annotate\|cordon\|patch\|drain\) ')" 0
 t_run t_fake_state
 t_out "the node is as it was" "unschedulable= state="
-mv kubectl.outer kubectl
+rm "$STANDIN/$P.fault"
 
 # -b: the budgets and the node's pods as the caller just read them
 # (drv-rollout.sh's): judged as read, not asked for again.

@@ -37,7 +37,7 @@ t_err "says so" "drv-states.sh: no GPU node (nvidia.com/gpu.present=true) in the
 FAKE_OUT=$PWD/none.json t_run drv-states.sh -e -m "$M"
 t_rc 0 "-e: no GPU node is fine"
 
-FAKE_KUBECTL=down t_run drv-states.sh -m "$M"
+STANDIN_FAULT=down t_run drv-states.sh -m "$M"
 t_rc 2 "no API server"
 t_out "prints nothing"
 t_run drv-states.sh -m nosuch.csv

@@ -203,13 +203,13 @@ rm -f clusterpolicies.json nvidiadrivers.json
 # Never "nothing holds it": a pod or budget list that cannot be read is
 # exit 2, and nothing is printed.
 t_state_nodes "$(t_state_node lab-node-1 drain-required - true True 70 '' gpu-operator)" "$(t_state_node i pod-restart-required - true True 60 '' gpu-operator)" >nodes.json
-for f in poddisruptionbudgets pods; do
-	: >"down.$f"
+for f in apis/policy/v1/poddisruptionbudgets api/v1/pods; do
+	echo forbidden >"$STANDIN/GET/$f.fault"
 	t_run drv-states.sh -m ok.csv
-	t_rc 2 "the $f cannot be listed"
+	t_rc 2 "the ${f##*/} cannot be listed"
 	t_out "prints nothing"
-	t_grep "says which request, in kubectl's words" err "cannot .*$f"
-	rm -f "down.$f"
+	t_grep "says which request, in kubectl's words" err "cannot .*${f##*/}"
+	rm -f "$STANDIN/GET/$f.fault"
 done
 : >empty.json
 cp empty.json pods.json

@@ -99,6 +99,9 @@ flagged() {
 	rm -f all.log bad.log
 }
 KUBECTL=$PWD/kwrap
+# ./kubectl: the stand-in t_fake_kubectl set up.
+printf '#!/bin/sh\nexec "%s" "$@"\n' "$T/kubectl" >kubectl
+chmod +x kubectl
 
 t_run "$P" --kubeconfig "$WANT_KC" --context=ctx-a --request-timeout 7s tag lab-node-1
 t_rc 0 "tag, the flags before it"

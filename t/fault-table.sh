@@ -70,10 +70,11 @@ chmod +x fk
 FAULT_DIR=$PWD
 export FAULT_DIR
 
-# inner: what t_fake_* made ./kubectl becomes the wrapper's inner kubectl.
+# inner: what t_fake_* made ./kubectl (else $KUBECTL, the stand-in)
+# becomes the wrapper's inner kubectl.
 inner() {
-	mv kubectl inner
-	FAULT_INNER=$PWD/inner
+	FAULT_INNER=$KUBECTL
+	[ ! -e kubectl ] || { mv kubectl inner && FAULT_INNER=$PWD/inner; }
 	KUBECTL=$PWD/fk
 	export FAULT_INNER KUBECTL
 }

@@ -185,40 +185,28 @@ t_gpu_pods() {
 	printf ']}\n'
 }
 
-# t_fake_pods: ./kubectl for drv-states.sh, answering from files beside it:
-# the GPU nodes (nodes.json), the budgets (budgets.json; default the lab's
-# t/data/pdb-lab.json), every pod (pods.json; default an empty PodList), and
-# the driver and validator pods (driver.json, validator.json, t_gpu_pods
-# lists; absent: none), the GPU Operator's objects
-# (clusterpolicies.json, gpuclusters.json, nvidiadrivers.json; absent: the
-# CRD is not installed); a file down.RESOURCE makes that request fail as
-# RBAC refuses.  Logs to kubectl.log.
+# t_fake_pods: the stand-in for drv-states.sh, answering from files in the
+# test's directory: the GPU nodes (nodes.json), the budgets (budgets.json;
+# default the lab's t/data/pdb-lab.json), every pod (pods.json; default an
+# empty PodList), and the driver and validator pods (driver.json,
+# validator.json, t_gpu_pods lists; default none), the GPU Operator's
+# objects (clusterpolicies.json, gpuclusters.json, nvidiadrivers.json;
+# absent: the CRD is not installed).
 t_fake_pods() {
+	t_standin
 	[ -e budgets.json ] || cp "$DATA/pdb-lab.json" budgets.json
-	[ -e pods.json ] || printf '{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[]}\n' >pods.json
-	cat >kubectl <<'STUB'
-#!/bin/sh
-D=${0%/*}
-printf '%s\n' "$*" >>"$D/kubectl.log"
-shift
-fail() { [ -e "$D/down.$1" ] || return 0; echo "Error from server (Forbidden): $1 is forbidden: User \"x\" cannot list resource \"$1\"" >&2; exit 1; }
-case $* in
-"get --raw /api/v1/nodes?labelSelector=nvidia.com%2Fgpu.present%3Dtrue") cat "$D/nodes.json" ;;
-"get --raw /apis/policy/v1/poddisruptionbudgets") fail poddisruptionbudgets; cat "$D/budgets.json" ;;
-"get --raw /api/v1/pods?fieldSelector=spec.nodeName%21%3D") fail pods; cat "$D/pods.json" ;;
-"get --raw /api/v1/pods?labelSelector=app.kubernetes.io%2Fcomponent%3Dnvidia-driver") fail pods; cat "$D/driver.json" 2>/dev/null || printf '{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[]}\n' ;;
-"get --raw /api/v1/pods?labelSelector=app%3Dnvidia-operator-validator") fail pods; cat "$D/validator.json" 2>/dev/null || printf '{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[]}\n' ;;
-"get --raw /apis/nvidia.com/"*)
-	f=$D/${3##*/}.json
-	[ -f "$f" ] || { echo 'Error from server (NotFound): the server could not find the requested resource' >&2; exit 1; }
-	cat "$f"
-	;;
-*) echo "fake kubectl: unexpected: $*" >&2; exit 3 ;;
-esac
-STUB
-	chmod +x kubectl
-	KUBECTL=$PWD/kubectl
-	export KUBECTL
+	for t_f in pods driver validator; do
+		[ -e $t_f.json ] || printf '{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[]}\n' >$t_f.json
+	done
+	mkdir -p "$STANDIN/GET/api/v1" "$STANDIN/GET/apis/policy/v1" "$STANDIN/GET/apis/nvidia.com/v1" "$STANDIN/GET/apis/nvidia.com/v1alpha1"
+	ln -s "$PWD/nodes.json" "$STANDIN/GET/api/v1/nodes"
+	ln -s "$PWD/budgets.json" "$STANDIN/GET/apis/policy/v1/poddisruptionbudgets"
+	ln -s "$PWD/pods.json" "$STANDIN/GET/api/v1/pods"
+	ln -s "$PWD/driver.json" "$STANDIN/GET/api/v1/pods?labelSelector=app.kubernetes.io%2Fcomponent%3Dnvidia-driver"
+	ln -s "$PWD/validator.json" "$STANDIN/GET/api/v1/pods?labelSelector=app%3Dnvidia-operator-validator"
+	ln -s "$PWD/clusterpolicies.json" "$STANDIN/GET/apis/nvidia.com/v1/clusterpolicies"
+	ln -s "$PWD/gpuclusters.json" "$STANDIN/GET/apis/nvidia.com/v1alpha1/gpuclusters"
+	ln -s "$PWD/nvidiadrivers.json" "$STANDIN/GET/apis/nvidia.com/v1alpha1/nvidiadrivers"
 }
 # t_gen: builds gen/ (the tests' and benchmarks' input generator, usage in
 # gen/main.c) once a script, as $GEN.
@@ -309,60 +297,44 @@ t_same() {
 	fi
 }
 
-# t_fake_kubectl: ./kubectl, a stand-in for unit tests of the scripts (the
-# end-to-end tests use the real one against the sandbox).  It logs its
-# arguments to ./kubectl.log and, by $FAKE_KUBECTL: "ok" prints $FAKE_OUT,
-# "down" fails as kubectl does with no API server, "notfound" as for a
-# missing node, "forbidden" as RBAC does.
-t_fake_kubectl() {
-	cat >kubectl <<'STUB'
-#!/bin/sh
-printf '%s\n' "$*" >>kubectl.log
-case ${FAKE_KUBECTL:-ok} in
-ok) cat "$FAKE_OUT" ;;
-down)
-	echo 'The connection to the server 127.0.0.1:6443 was refused - did you specify the right host or port?' >&2
-	exit 1
-	;;
-notfound)
-	echo "Error from server (NotFound): nodes \"$3\" not found" >&2
-	exit 1
-	;;
-forbidden)
-	echo 'Error from server (Forbidden): nodes is forbidden: User "system:serviceaccount:default:viewer" cannot list resource "nodes" in API group "" at the cluster scope' >&2
-	exit 1
-	;;
-esac
-STUB
-	chmod +x kubectl
-	KUBECTL=$PWD/kubectl
-	export KUBECTL
+# t_standin: an empty ./api, $STANDIN, for t/kubectl, the tests' kubectl
+# (it says how it answers); each call a line of ./kubectl.log.
+t_standin() {
+	rm -rf "$PWD/api"
+	mkdir "$PWD/api"
+	STANDIN=$PWD/api
+	STANDIN_LOG=$PWD/kubectl.log
+	KUBECTL=$T/kubectl
+	export STANDIN STANDIN_LOG KUBECTL
 }
 
-# t_fake_ops: ./ops, a kubectl stand-in that answers by URL: the GPU nodes
-# ($FAKE_OUT), the ClusterPolicies ($FAKE_CP), the GPUClusters ($FAKE_GC) and
-# the NVIDIADrivers ($FAKE_NVD), each unset or empty for "CRD not installed"
-# (NotFound); "forbidden" as RBAC refuses.  It logs its arguments to ./ops.log.
+# t_serve KEY [FILE]: the stand-in answers FILE (default: standard input)
+# for KEY (GET/api/v1/nodes, PATCH/api/v1/nodes/NAME, _any, ...).
+t_serve() {
+	mkdir -p "$(dirname "$STANDIN/$1")"
+	cat "${2:--}" >"$STANDIN/$1"
+}
+
+# t_fake_kubectl: the stand-in answering $FAKE_OUT for any request.
+t_fake_kubectl() {
+	t_standin
+	echo FAKE_OUT | t_serve _any.from
+}
+
+# t_fake_ops: ./ops, the stand-in over ./ops.d, answering by path: the GPU
+# nodes ($FAKE_OUT), the ClusterPolicies ($FAKE_CP), the GPUClusters
+# ($FAKE_GC) and the NVIDIADrivers ($FAKE_NVD), each unset or empty for "CRD
+# not installed" (NotFound), "forbidden" as RBAC refuses.  It logs its
+# arguments to ./ops.log.
 t_fake_ops() {
-	cat >ops <<'STUB'
-#!/bin/sh
-printf '%s\n' "$*" >>ops.log
-for a; do
-	case $a in
-	/api/v1/nodes*) cat "$FAKE_OUT"; exit 0 ;;
-	/apis/nvidia.com/v1/clusterpolicies) f=${FAKE_CP:-} ;;
-	/apis/nvidia.com/v1alpha1/gpuclusters) f=${FAKE_GC:-} ;;
-	/apis/nvidia.com/v1alpha1/nvidiadrivers) f=${FAKE_NVD:-} ;;
-	*) continue ;;
-	esac
-	case $f in
-	'') echo 'Error from server (NotFound): the server could not find the requested resource' >&2; exit 1 ;;
-	forbidden) echo "Error from server (Forbidden): ${a##*/}.nvidia.com is forbidden: User \"x\" cannot list resource \"${a##*/}\"" >&2; exit 1 ;;
-	*) cat "$f"; exit 0 ;;
-	esac
-done
-exit 3
-STUB
+	rm -rf ops.d
+	mkdir -p ops.d/GET/api/v1/nodes ops.d/GET/apis/nvidia.com/v1 ops.d/GET/apis/nvidia.com/v1alpha1
+	echo FAKE_OUT >ops.d/GET/api/v1/nodes.from
+	echo FAKE_OUT >ops.d/GET/api/v1/nodes/_any.from
+	echo FAKE_CP >ops.d/GET/apis/nvidia.com/v1/clusterpolicies.from
+	echo FAKE_GC >ops.d/GET/apis/nvidia.com/v1alpha1/gpuclusters.from
+	echo FAKE_NVD >ops.d/GET/apis/nvidia.com/v1alpha1/nvidiadrivers.from
+	printf '#!/bin/sh\nSTANDIN=%s/ops.d STANDIN_LOG=%s/ops.log exec "%s" "$@"\n' "$PWD" "$PWD" "$T/kubectl" >ops
 	chmod +x ops
 }
 
@@ -451,25 +423,25 @@ t_until() {
 # of the cluster's own policy none.
 T_DRAIN="-U podDeletionFilter=none -U drain.enable=true -U drain.deleteEmptyDir=true"
 
-# t_fake_cluster: ./kubectl, a stand-in for the API server of one node,
-# lab-node-1 (t/data/node-1.json), for the unit tests of drv-upgrade.sh and
-# of what the scripts leave behind.  The node's state is in ./fake: state
-# (the upgrade-state label), unsched (true when cordoned), driver
-# (branch.minor.rev), initial (the initial-state annotation), ours
-# (gpudrv/cordoned), skip (the skip label); GET of the node answers its JSON
-# with those values.  Each call
+# t_fake_cluster: the stand-in (./kubectl runs it) with t/fake-cluster.sh
+# behind it, the API server of one node, lab-node-1 (t/data/node-1.json),
+# for the unit tests of drv-upgrade.sh and of what the scripts leave
+# behind.  The node's state is in ./fake: state (the upgrade-state label),
+# unsched (true when cordoned), driver (branch.minor.rev), initial (the
+# initial-state annotation), ours (gpudrv/cordoned), skip (the skip
+# label); GET of the node answers its JSON with those values.  Each call
 # appends its arguments to ./kubectl.log and its pid to ./kubectl.pids.
-# The first call matching the pattern $FAKE_HANG (the $FAKE_HANG_NTH-th with
-# that set) hangs instead (and every later call with FAKE_HANG_ALL=1), with a child of its own as a credential
-# plugin that waits would have, both pids in kubectl.pids; ./hung names the
-# call once it hangs.  FAKE_PDB: the budgets and pods listed (default: room
-# for the drain); the GPU Operator's objects are ./fake/clusterpolicies.json,
-# gpuclusters.json and nvidiadrivers.json (absent: the CRD is not
-# installed); the Events posted go to ./fake/events ("type reason message");
-# FAKE_EVICT=429 or 500: evictions refused so; FAKE_NO_DRIVER=1: the driver
-# labels are not taken up;
-# FAKE_NEW_DRIVER: the driver the node reports from the first GET after its
-# driver pod's deletion.
+# The first call matching the pattern $FAKE_HANG (the $FAKE_HANG_NTH-th
+# with that set) hangs instead (and every later call with FAKE_HANG_ALL=1),
+# with a child of its own as a credential plugin that waits would have,
+# both pids in kubectl.pids; ./hung names the call once it hangs.
+# FAKE_PDB: the budgets and pods listed (default: room for the drain); the
+# GPU Operator's objects are ./fake/clusterpolicies.json, gpuclusters.json
+# and nvidiadrivers.json (absent: the CRD is not installed); the Events
+# posted go to ./fake/events ("type reason message"); FAKE_EVICT=429 or
+# 500: evictions refused so; FAKE_NO_DRIVER=1: the driver labels are not
+# taken up; FAKE_NEW_DRIVER: the driver the node reports from the first GET
+# after its driver pod's deletion.
 t_fake_cluster() {
 	mkdir -p fake
 	: >fake/state
@@ -480,126 +452,19 @@ t_fake_cluster() {
 	: >fake/events
 	echo 535.183.06 >fake/driver
 	rm -f hung hang.count kubectl.log kubectl.pids
-	cat >kubectl <<'STUB'
-#!/bin/sh
-F=$FAKE_DIR
-echo "$$" >>"$F/kubectl.pids"
-printf '%s\n' "$*" >>"$F/kubectl.log"
-shift
-if [ -n "${FAKE_HANG:-}" ] && { ! [ -e "$F/hung" ] || [ "${FAKE_HANG_ALL:-0}" = 1 ]; }; then
-	hang=0
-	[ ! -e "$F/hung" ] || hang=1
-	# shellcheck disable=SC2254 # a pattern
-	case $* in $FAKE_HANG)
-		# FAKE_HANG_NTH: the Nth call that matches, not the first
-		echo x >>"$F/hang.count"
-		[ "$(grep -c . "$F/hang.count")" -lt "${FAKE_HANG_NTH:-1}" ] || hang=1
-		;;
-	esac
-	if [ "$hang" = 1 ]; then
-		sleep 3600 &
-		echo "$!" >>"$F/kubectl.pids"
-		echo "$*" >>"$F/hung"
-		wait
-		exit 1
-	fi
-fi
-n=lab-node-1
-S=nvidia.com/gpu-driver-upgrade-state
-I=nvidia.com/gpu-driver-upgrade.node-initial-state.unschedulable
-v() { cat "$F/fake/$1"; }
-# node: $FAKE_NODE with the state of ./fake in its labels, spec and annotations.
-node() {
-	d=$(v driver) && r=${d#*.}
-	{
-		for l in major:"${d%%.*}" minor:"${r%%.*}" rev:"${r#*.}"; do
-			echo "s|\"nvidia.com/cuda.driver.${l%%:*}\": \"[^\"]*\"|\"nvidia.com/cuda.driver.${l%%:*}\": \"${l#*:}\"|"
-		done
-		[ -z "$(v state)" ] || echo "s|\"nvidia.com/gpu.present\": \"true\"|\"$S\": \"$(v state)\", &|"
-		[ -z "$(v skip)" ] || echo "s|\"nvidia.com/gpu.present\": \"true\"|\"nvidia.com/gpu-driver-upgrade.skip\": \"$(v skip)\", &|"
-		[ -z "$(v unsched)" ] || echo "s|\"spec\": {|\"spec\": {\"unschedulable\": $(v unsched),|"
-		[ -z "$(v initial)" ] || echo "s|\"annotations\": {|\"annotations\": {\"$I\": \"$(v initial)\",|"
-		[ -z "$(v ours)" ] || echo "s|\"annotations\": {|\"annotations\": {\"gpudrv/cordoned\": \"$(v ours)\",|"
-	} >"$F/fake/node.sed"
-	sed -f "$F/fake/node.sed" "$FAKE_NODE"
-}
-case $* in
-"get --raw /api/v1/nodes/$n")
-	[ ! -f "$F/fake/restarted" ] || mv "$F/fake/restarted" "$F/fake/driver"
-	node
-	;;
-"get --raw /api/v1/nodes?"*) cat "$FAKE_NODES" ;;
-"get --raw /api/v1/nodes/"*)
-	echo "Error from server (NotFound): nodes \"${3##*/}\" not found" >&2
-	exit 1
-	;;
-"get --raw /apis/policy/v1/poddisruptionbudgets") cat "$FAKE_PDB" ;;
-"get --raw /apis/nvidia.com/"*)
-	# The GPU Operator's objects: ./fake/RESOURCE.json, else the CRD is not installed.
-	[ -f "$F/fake/${3##*/}.json" ] || { echo 'Error from server (NotFound): the server could not find the requested resource' >&2; exit 1; }
-	cat "$F/fake/${3##*/}.json"
-	;;
-"create --raw /api/v1/namespaces/default/events -f "*)
-	# An Event: its type and reason into ./fake/events (FAKE_EVENTS=forbidden: RBAC refuses it).
-	if [ "${FAKE_EVENTS:-}" = forbidden ]; then
-		echo 'Error from server (Forbidden): events is forbidden: User "system:serviceaccount:gpudrv:upgrader" cannot create resource "events" in API group "" in the namespace "default"' >&2
-		exit 1
-	fi
-	sed -n 's/.*"reason":"\([^"]*\)","message":"\([^"]*\)","type":"\([^"]*\)".*/\3 \1 \2/p' "$5" >>"$F/fake/events"
-	echo '{"kind":"Event","apiVersion":"v1"}'
-	;;
-"create --raw /api/v1/namespaces/"*"/eviction -f "*)
-	# FAKE_EVICT=429: a budget refuses it; 500: two budgets select the pod.
-	case ${FAKE_EVICT:-} in
-	429) echo "Error from server (TooManyRequests): Cannot evict pod as it would violate the pod's disruption budget." >&2 && exit 1 ;;
-	500) echo 'Error from server (InternalError): This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.' >&2 && exit 1 ;;
-	esac
-	echo '{"kind":"Status","apiVersion":"v1","status":"Success","code":201}'
-	;;
-"get --raw /api/v1/pods?labelSelector="*) printf '{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[]}\n' ;; # no pod -j selects
-"get --raw /api/v1/pods?fieldSelector=spec.nodeName%3D$n") printf '{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[]}\n' ;;
-"label node $n --overwrite $S="*) echo "${5#*=}" >"$F/fake/state" && echo "node/$n labeled" ;;
-"label node $n $S-") : >"$F/fake/state" && echo "node/$n unlabeled" ;;
-"patch node $n --type=merge --field-manager=gpudrv -p "*" -o json")
-	# drv-upgrade.sh's writes: the members it sends, as the API server
-	# merges them; the answer is the node after the write.
-	p=$7
-	m() { printf '%s\n' "$p" | sed -n "s#.*\"$1\":\\(\"[^\"]*\"\\|true\\|null\\).*#\\1#p"; }
-	case $(m "$S") in \"*) m "$S" | tr -d '"' >"$F/fake/state" ;; null) : >"$F/fake/state" ;; esac
-	case $(m unschedulable) in
-	# FAKE_CORDON_NOOP=1: a cordon the API answers without taking it
-	true) [ "${FAKE_CORDON_NOOP:-0}" = 1 ] || echo true >"$F/fake/unsched" ;;
-	null) : >"$F/fake/unsched" ;;
-	esac
-	case $(m "$I") in \"true\") echo true >"$F/fake/initial" ;; null) : >"$F/fake/initial" ;; esac
-	case $(m gpudrv/cordoned) in \"true\") echo true >"$F/fake/ours" ;; null) : >"$F/fake/ours" ;; esac
-	if [ -n "$(m nvidia.com/cuda.driver.major)" ] && [ "${FAKE_NO_DRIVER:-0}" != 1 ]; then
-		echo "$(m nvidia.com/cuda.driver.major).$(m nvidia.com/cuda.driver.minor).$(m nvidia.com/cuda.driver.rev)" |
-			tr -d '"' >"$F/fake/driver"
-	fi
-	node
-	;;
-"uncordon $n") : >"$F/fake/unsched" && echo "node/$n uncordoned" ;;
-"drain $n "*) echo "node/$n already cordoned" && echo "node/$n drained" ;;
-"delete pod "*)
-	# FAKE_NEW_DRIVER: the driver the node reports once its pod restarted
-	# (from the next GET of the node, as gpu-feature-discovery relabels it).
-	[ -z "${FAKE_NEW_DRIVER:-}" ] || echo "$FAKE_NEW_DRIVER" >"$F/fake/restarted"
-	echo 'pod "nvidia-driver-daemonset-x" deleted'
-	;;
-*)
-	echo "fake kubectl: no answer for: $*" >&2
-	exit 1
-	;;
-esac
-STUB
+	t_standin
+	STANDIN_PIDS=$PWD/kubectl.pids
+	cp "$T/fake-cluster.sh" "$STANDIN/_any"
+	chmod +x "$STANDIN/_any"
+	# ./kubectl: the stand-in, for the tests that wrap it.
+	printf '#!/bin/sh\nexec "%s" "$@"\n' "$T/kubectl" >kubectl
 	chmod +x kubectl
 	KUBECTL=$PWD/kubectl
 	FAKE_DIR=$PWD
 	FAKE_NODE=$DATA/node-1.json
 	FAKE_NODES=$DATA/lab-nodes.json
 	FAKE_PDB=$DATA/pdb-lab-ok.json
-	export KUBECTL FAKE_DIR FAKE_NODE FAKE_NODES FAKE_PDB
+	export KUBECTL FAKE_DIR FAKE_NODE FAKE_NODES FAKE_PDB STANDIN_PIDS
 }
 
 # t_fake_state: the fake node's state, as drv-upgrade.sh's last line says it:
@@ -608,78 +473,27 @@ t_fake_state() {
 	echo "unschedulable=$(cat fake/unsched) state=$(cat fake/state)"
 }
 
-# t_fake_fleet: ./kubectl for drv-rollout.sh, which answers from files in
-# the directory it is in: facts (the GPU nodes, one a line, tab-separated:
-# name, driver, upgrade state, skip label, unschedulable, Ready status,
-# kernel: 5.15.0-107-generic if empty, none if "-"), of
-# which it makes the NodeList that GET /api/v1/nodes answers (those named
-# in ./sel for a selector beyond gpu.present); pdbs.json and pods.json
-# (empty lists when absent; pods.json an item a line, for the GET of one
-# node's pods); the GPU Operator's objects, clusterpolicies.json,
+# t_fake_fleet: the stand-in (./kubectl runs it) for drv-rollout.sh, with
+# t/fake-fleet.sh behind it, answering from files here: facts (the GPU
+# nodes, one a line, tab-separated: name, driver, upgrade state, skip
+# label, unschedulable, Ready status, kernel: 5.15.0-107-generic if empty,
+# none if "-"), of which it makes the NodeList of GET /api/v1/nodes (those
+# named in ./sel for a selector beyond gpu.present); pdbs.json and
+# pods.json (empty lists when absent; pods.json an item a line, for the GET
+# of one node's pods); the GPU Operator's objects, clusterpolicies.json,
 # gpuclusters.json and nvidiadrivers.json (absent: the CRD is not
-# installed); while ./down exists it fails as kubectl does
-# with no API server; the rollout's Lease is ./lease (t/fake-lease.sh).  It
-# logs to kubectl.log.
+# installed); while ./down exists it fails as with no API server; the
+# rollout's Lease is ./lease (t/fake-lease.sh).  Logs to kubectl.log.
 t_fake_fleet() {
-	cat >kubectl <<'STUB'
-#!/bin/sh
-D=${0%/*}
-printf '%s\n' "$*" >>"$D/kubectl.log"
-if [ -e "$D/down" ]; then
-	echo 'The connection to the server 127.0.0.1:6443 was refused - did you specify the right host or port?' >&2
-	exit 1
-fi
-list() { if [ -f "$D/$1" ]; then cat "$D/$1"; else echo "{\"kind\":\"$2\",\"apiVersion\":\"v1\",\"items\":[]}"; fi; }
-# nodes [SEL]: the NodeList of ./facts (only the nodes SEL names).
-nodes() {
-	awk -F '\t' -v sel="${1:-}" '
-	BEGIN {
-		if (sel != "") while ((getline l <sel) > 0) want[l] = 1
-		printf "{\"kind\":\"NodeList\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"1\"},\"items\":["
-	}
-	sel != "" && !($1 in want) { next }
-	{
-		printf "%s{\"metadata\":{\"name\":\"%s\",\"labels\":{\"nvidia.com/gpu.present\":\"true\"", sep, $1
-		if (split($2, v, ".") == 3 && v[1] != "")
-			printf ",\"nvidia.com/cuda.driver.major\":\"%s\",\"nvidia.com/cuda.driver.minor\":\"%s\",\"nvidia.com/cuda.driver.rev\":\"%s\"", v[1], v[2], v[3]
-		if ($3 != "") printf ",\"nvidia.com/gpu-driver-upgrade-state\":\"%s\"", $3
-		if ($4 != "") printf ",\"nvidia.com/gpu-driver-upgrade.skip\":\"%s\"", $4
-		if ($7 != "-") printf ",\"feature.node.kubernetes.io/kernel-version.full\":\"%s\"", $7 == "" ? "5.15.0-107-generic" : $7
-		printf ",\"feature.node.kubernetes.io/system-os_release.ID\":\"ubuntu\",\"feature.node.kubernetes.io/system-os_release.VERSION_ID\":\"22.04\"}}"
-		if ($5 == "true") printf ",\"spec\":{\"unschedulable\":true}"
-		if ($6 != "") printf ",\"status\":{\"conditions\":[{\"type\":\"Ready\",\"status\":\"%s\"}]}", $6
-		printf "}"
-		sep = ","
-	}
-	END { print "]}" }' "$D/facts"
-}
-case $* in
-*" config view "*) echo https://127.0.0.1:6443 ;;
-*" get --raw /api/v1/nodes?labelSelector=nvidia.com%2Fgpu.present%3Dtrue") nodes ;;
-*" get --raw /api/v1/nodes?labelSelector=nvidia.com%2Fgpu.present%3Dtrue%2C"*) nodes "$D/sel" ;;
-*" get --raw /apis/policy/v1/poddisruptionbudgets") list pdbs.json PodDisruptionBudgetList ;;
-*" get --raw /apis/nvidia.com/"*)
-	f=$D/${*##*/}.json
-	[ -f "$f" ] || { echo 'Error from server (NotFound): the server could not find the requested resource' >&2; exit 1; }
-	cat "$f"
-	;;
-*" get --raw /api/v1/pods?fieldSelector=spec.nodeName%21%3D") list pods.json PodList ;;
-*" get --raw /api/v1/pods?fieldSelector=spec.nodeName%3D"*)
-	# The pods on one node: the lines of pods.json (an item a line) that
-	# name it as their node.
-	n=${*##*%3D}
-	printf '{"kind":"PodList","apiVersion":"v1","metadata":{},"items":['
-	[ ! -f "$D/pods.json" ] || awk -v n="\"nodeName\":\"$n\"" 'index($0, n) { sub(/^,/, ""); printf "%s%s", sep, $0; sep = "," }' "$D/pods.json"
-	echo ']}'
-	;;
-*" leases.coordination.k8s.io "* | *" create -f "* | *" replace -f "*) exec sh "$FAKE_LEASE" "$D" "$@" ;;
-*) echo "fake kubectl: unexpected: $*" >&2; exit 3 ;;
-esac
-STUB
+	t_standin
+	cp "$T/fake-fleet.sh" "$STANDIN/_any"
+	chmod +x "$STANDIN/_any"
+	printf '#!/bin/sh\nexec "%s" "$@"\n' "$T/kubectl" >kubectl
 	chmod +x kubectl
 	KUBECTL=$PWD/kubectl
+	FLEET_DIR=$PWD
 	FAKE_LEASE=$T/fake-lease.sh
-	export KUBECTL FAKE_LEASE
+	export KUBECTL FLEET_DIR FAKE_LEASE
 }
 
 # t_fleet NODE:VERSION:STATE:SKIP:CORDONED:READY[:KERNEL]...: those GPU

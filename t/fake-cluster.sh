@@ -1,0 +1,113 @@
+#!/bin/sh
+# t/fake-cluster.sh KUBECTL-ARGS...: the API server of one node, lab-node-1,
+# behind t/kubectl (t/lib.sh's t_fake_cluster says what it answers): the
+# node's state is in $FAKE_DIR/fake, and a GET of the node answers its JSON
+# with that state, a write changes it.
+F=$FAKE_DIR
+shift
+if [ -n "${FAKE_HANG:-}" ] && { ! [ -e "$F/hung" ] || [ "${FAKE_HANG_ALL:-0}" = 1 ]; }; then
+	hang=0
+	[ ! -e "$F/hung" ] || hang=1
+	# shellcheck disable=SC2254 # a pattern
+	case $* in $FAKE_HANG)
+		# FAKE_HANG_NTH: the Nth call that matches, not the first
+		echo x >>"$F/hang.count"
+		[ "$(grep -c . "$F/hang.count")" -lt "${FAKE_HANG_NTH:-1}" ] || hang=1
+		;;
+	esac
+	if [ "$hang" = 1 ]; then
+		sleep 3600 &
+		echo "$!" >>"$F/kubectl.pids"
+		echo "$*" >>"$F/hung"
+		wait
+		exit 1
+	fi
+fi
+n=lab-node-1
+S=nvidia.com/gpu-driver-upgrade-state
+I=nvidia.com/gpu-driver-upgrade.node-initial-state.unschedulable
+v() { cat "$F/fake/$1"; }
+# node: $FAKE_NODE with the state of ./fake in its labels, spec and annotations.
+node() {
+	d=$(v driver) && r=${d#*.}
+	{
+		for l in major:"${d%%.*}" minor:"${r%%.*}" rev:"${r#*.}"; do
+			echo "s|\"nvidia.com/cuda.driver.${l%%:*}\": \"[^\"]*\"|\"nvidia.com/cuda.driver.${l%%:*}\": \"${l#*:}\"|"
+		done
+		[ -z "$(v state)" ] || echo "s|\"nvidia.com/gpu.present\": \"true\"|\"$S\": \"$(v state)\", &|"
+		[ -z "$(v skip)" ] || echo "s|\"nvidia.com/gpu.present\": \"true\"|\"nvidia.com/gpu-driver-upgrade.skip\": \"$(v skip)\", &|"
+		[ -z "$(v unsched)" ] || echo "s|\"spec\": {|\"spec\": {\"unschedulable\": $(v unsched),|"
+		[ -z "$(v initial)" ] || echo "s|\"annotations\": {|\"annotations\": {\"$I\": \"$(v initial)\",|"
+		[ -z "$(v ours)" ] || echo "s|\"annotations\": {|\"annotations\": {\"gpudrv/cordoned\": \"$(v ours)\",|"
+	} >"$F/fake/node.sed"
+	sed -f "$F/fake/node.sed" "$FAKE_NODE"
+}
+case $* in
+"get --raw /api/v1/nodes/$n")
+	[ ! -f "$F/fake/restarted" ] || mv "$F/fake/restarted" "$F/fake/driver"
+	node
+	;;
+"get --raw /api/v1/nodes?"*) cat "$FAKE_NODES" ;;
+"get --raw /api/v1/nodes/"*)
+	echo "Error from server (NotFound): nodes \"${3##*/}\" not found" >&2
+	exit 1
+	;;
+"get --raw /apis/policy/v1/poddisruptionbudgets") cat "$FAKE_PDB" ;;
+"get --raw /apis/nvidia.com/"*)
+	# The GPU Operator's objects: ./fake/RESOURCE.json, else the CRD is not installed.
+	[ -f "$F/fake/${3##*/}.json" ] || { echo 'Error from server (NotFound): the server could not find the requested resource' >&2; exit 1; }
+	cat "$F/fake/${3##*/}.json"
+	;;
+"create --raw /api/v1/namespaces/default/events -f "*)
+	# An Event: its type and reason into ./fake/events (FAKE_EVENTS=forbidden: RBAC refuses it).
+	if [ "${FAKE_EVENTS:-}" = forbidden ]; then
+		echo 'Error from server (Forbidden): events is forbidden: User "system:serviceaccount:gpudrv:upgrader" cannot create resource "events" in API group "" in the namespace "default"' >&2
+		exit 1
+	fi
+	sed -n 's/.*"reason":"\([^"]*\)","message":"\([^"]*\)","type":"\([^"]*\)".*/\3 \1 \2/p' "$5" >>"$F/fake/events"
+	echo '{"kind":"Event","apiVersion":"v1"}'
+	;;
+"create --raw /api/v1/namespaces/"*"/eviction -f "*)
+	# FAKE_EVICT=429: a budget refuses it; 500: two budgets select the pod.
+	case ${FAKE_EVICT:-} in
+	429) echo "Error from server (TooManyRequests): Cannot evict pod as it would violate the pod's disruption budget." >&2 && exit 1 ;;
+	500) echo 'Error from server (InternalError): This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.' >&2 && exit 1 ;;
+	esac
+	echo '{"kind":"Status","apiVersion":"v1","status":"Success","code":201}'
+	;;
+"get --raw /api/v1/pods?labelSelector="*) printf '{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[]}\n' ;; # no pod -j selects
+"get --raw /api/v1/pods?fieldSelector=spec.nodeName%3D$n") printf '{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[]}\n' ;;
+"label node $n --overwrite $S="*) echo "${5#*=}" >"$F/fake/state" && echo "node/$n labeled" ;;
+"label node $n $S-") : >"$F/fake/state" && echo "node/$n unlabeled" ;;
+"patch node $n --type=merge --field-manager=gpudrv -p "*" -o json")
+	# drv-upgrade.sh's writes: the members it sends, as the API server
+	# merges them; the answer is the node after the write.
+	p=$7
+	m() { printf '%s\n' "$p" | sed -n "s#.*\"$1\":\\(\"[^\"]*\"\\|true\\|null\\).*#\\1#p"; }
+	case $(m "$S") in \"*) m "$S" | tr -d '"' >"$F/fake/state" ;; null) : >"$F/fake/state" ;; esac
+	case $(m unschedulable) in
+	# FAKE_CORDON_NOOP=1: a cordon the API answers without taking it
+	true) [ "${FAKE_CORDON_NOOP:-0}" = 1 ] || echo true >"$F/fake/unsched" ;;
+	null) : >"$F/fake/unsched" ;;
+	esac
+	case $(m "$I") in \"true\") echo true >"$F/fake/initial" ;; null) : >"$F/fake/initial" ;; esac
+	case $(m gpudrv/cordoned) in \"true\") echo true >"$F/fake/ours" ;; null) : >"$F/fake/ours" ;; esac
+	if [ -n "$(m nvidia.com/cuda.driver.major)" ] && [ "${FAKE_NO_DRIVER:-0}" != 1 ]; then
+		echo "$(m nvidia.com/cuda.driver.major).$(m nvidia.com/cuda.driver.minor).$(m nvidia.com/cuda.driver.rev)" |
+			tr -d '"' >"$F/fake/driver"
+	fi
+	node
+	;;
+"uncordon $n") : >"$F/fake/unsched" && echo "node/$n uncordoned" ;;
+"drain $n "*) echo "node/$n already cordoned" && echo "node/$n drained" ;;
+"delete pod "*)
+	# FAKE_NEW_DRIVER: the driver the node reports once its pod restarted
+	# (from the next GET of the node, as gpu-feature-discovery relabels it).
+	[ -z "${FAKE_NEW_DRIVER:-}" ] || echo "$FAKE_NEW_DRIVER" >"$F/fake/restarted"
+	echo 'pod "nvidia-driver-daemonset-x" deleted'
+	;;
+*)
+	echo "fake kubectl: no answer for: $*" >&2
+	exit 1
+	;;
+esac
