@@ -118,6 +118,10 @@ start() {
 			${driver_ns:+-n "$driver_ns"} ${driver_sel:+-s "$driver_sel"} "$@" \
 			"$node" "$version"
 	) >"$logdir/$1.out" 2>>"$logdir/$1.log" </dev/null &
+	# Known to a signal's handler (stop_running) at once: a trap runs once
+	# the command under way ends, and table_set's awk may be that command.
+	under="$under $1"
+	under_pids="$under_pids $1=$!"
 	table_set "$1" pid=$! state=. wait=. seen=0 rc=. gone=1 "held=$held"
 	table_under
 }
