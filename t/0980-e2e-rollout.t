@@ -172,11 +172,15 @@ pgid=$setsid_pid
 t_ok 0 "the first run leads a process group of its own"
 e2e_until 120 grep -q '^start 5 ' run1.out
 t_ok $? "the first run starts its fifth node"
-# (no driver loads from now until the kill: a node found waiting for
-# validation is still waiting, cordoned, when the kill comes)
+# (no new driver labels from now until the kill)
 : >gfd.hold
 e2e_until 60 sh -c "drv-states.sh -m $PWD/matrix.csv | grep -q ' validation-required cordoned '"
 t_ok $? "drv-states.sh shows a node waiting for validation"
+# (one whose new driver labels gfd has not set yet, which stays so: a node
+# labelled before the hold may go through before the kill)
+e2e_until 120 sh -c "kubectl get nodes -l '$S=validation-required,nvidia.com/cuda.driver.major!=550' \
+	-o jsonpath='{range .items[*]}{.spec.unschedulable}{\"\\n\"}{end}' | grep -qx true"
+t_ok $? "a node cordoned, waiting for a driver that does not load"
 kill -KILL "-$pgid"
 rm -f gfd.hold
 wait "$setsid_pid" 2>/dev/null
