@@ -22,6 +22,18 @@ t_serve() {
 	cat "${2:--}" >"$STANDIN/$1"
 }
 
+# t_server FILE: the stand-in with FILE, a stateful server, answering
+# every request ($STANDIN/_any), run through ./kubectl (for the tests that
+# wrap it), which $KUBECTL names.
+t_server() {
+	t_standin
+	cp "$1" "$STANDIN/_any"
+	chmod +x "$STANDIN/_any"
+	printf '#!/bin/sh\nexec "%s" "$@"\n' "$T/kubectl" >kubectl
+	chmod +x kubectl
+	KUBECTL=$PWD/kubectl
+}
+
 # t_fake_kubectl: the stand-in answering $FAKE_OUT for any request.
 t_fake_kubectl() {
 	t_standin
@@ -98,14 +110,8 @@ t_fake_cluster() {
 	: >fake/events
 	echo 535.183.06 >fake/driver
 	rm -f hung hang.count kubectl.log kubectl.pids
-	t_standin
+	t_server "$T/fake-cluster.sh"
 	STANDIN_PIDS=$PWD/kubectl.pids
-	cp "$T/fake-cluster.sh" "$STANDIN/_any"
-	chmod +x "$STANDIN/_any"
-	# ./kubectl: the stand-in, for the tests that wrap it.
-	printf '#!/bin/sh\nexec "%s" "$@"\n' "$T/kubectl" >kubectl
-	chmod +x kubectl
-	KUBECTL=$PWD/kubectl
 	FAKE_DIR=$PWD
 	FAKE_NODE=$DATA/node-1.json
 	FAKE_NODES=$DATA/lab-nodes.json
@@ -131,12 +137,7 @@ t_fake_state() {
 # installed); while ./down exists it fails as with no API server; the
 # rollout's Lease is ./lease (t/fake-lease.sh).  Logs to kubectl.log.
 t_fake_fleet() {
-	t_standin
-	cp "$T/fake-fleet.sh" "$STANDIN/_any"
-	chmod +x "$STANDIN/_any"
-	printf '#!/bin/sh\nexec "%s" "$@"\n' "$T/kubectl" >kubectl
-	chmod +x kubectl
-	KUBECTL=$PWD/kubectl
+	t_server "$T/fake-fleet.sh"
 	FLEET_DIR=$PWD
 	FAKE_LEASE=$T/fake-lease.sh
 	export KUBECTL FLEET_DIR FAKE_LEASE
