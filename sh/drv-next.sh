@@ -45,6 +45,35 @@ fi
 # One request at most (-r): a run that hangs past GPUDRV_TIMEOUT gives up.
 gpudrv_start 120 0
 
+# at PATH: $p, where the host finds PATH (/etc/os-release): under -R, in
+# the root, each symbolic link on the way followed as the host would, but
+# inside the root: an absolute target starts again at the root, ".." stops
+# there, so that no link in the tree makes this machine's files be read.
+# More than 40 links on the way (a loop) is exit 2.
+at() {
+	p=$1
+	[ -n "$root_given" ] || return 0
+	at_todo=${1#/} at_done='' at_n=0
+	while [ -n "$at_todo" ]; do
+		at_c=${at_todo%%/*}
+		case $at_todo in */*) at_todo=${at_todo#*/} ;; *) at_todo= ;; esac
+		case $at_c in
+		'' | .) continue ;;
+		..) at_done=${at_done%/*} && continue ;;
+		esac
+		if [ -L "$root$at_done/$at_c" ]; then
+			at_n=$((at_n + 1))
+			[ "$at_n" -le 40 ] || die "$root$1: more than 40 symbolic links on the way (a loop?); nothing was checked"
+			at_t=$(readlink -- "$root$at_done/$at_c") || die "cannot read the symbolic link $root$at_done/$at_c"
+			case $at_t in /*) at_done= ;; esac
+			at_todo=$at_t${at_todo:+/$at_todo}
+		else
+			at_done=$at_done/$at_c
+		fi
+	done
+	p=$root$at_done
+}
+
 # safe TEXT: TEXT fit for a message: one line, printable, at most 120 characters.
 safe() {
 	printf '%s' "$1" | tr -c '[:print:]' '?' | cut -c1-120
@@ -82,9 +111,10 @@ read_line() {
 
 # --- the running kernel: uname -r, or what uname reads under -R
 if [ -n "$root_given" ]; then
-	read_line "$root/proc/sys/kernel/osrelease" "the running kernel, as uname -r prints it"
+	at /proc/sys/kernel/osrelease
+	read_line "$p" "the running kernel, as uname -r prints it"
 	running=$line
-	running_from=$root/proc/sys/kernel/osrelease
+	running_from=$p
 else
 	running=$(uname -r) || die "uname -r failed: the running kernel is unknown"
 	running_from="uname -r"
@@ -93,10 +123,13 @@ is_kernel "$running" || die "$running_from: '$(safe "$running")' is not a kernel
 running_v=$(version_of "$running")
 
 # --- the OS: ID and VERSION_ID make the OS tag; ID and ID_LIKE the family
-osr=$root/etc/os-release
-[ -e "$osr" ] || [ -L "$osr" ] || ! [ -e "$root/usr/lib/os-release" ] || osr=$root/usr/lib/os-release
+at /usr/lib/os-release
+usr_osr=$p
+at /etc/os-release
+osr=$p
+[ -e "$osr" ] || [ -L "$root/etc/os-release" ] || ! [ -e "$usr_osr" ] || osr=$usr_osr
 if ! [ -f "$osr" ] || ! [ -r "$osr" ]; then
-	die "cannot read $osr (nor $root/usr/lib/os-release): the OS tag (ID, VERSION_ID) is unknown; nothing was checked"
+	die "cannot read $osr (nor $usr_osr): the OS tag (ID, VERSION_ID) is unknown; nothing was checked"
 fi
 # osr_value KEY: KEY's value in os-release (the last assignment), one pair
 # of outer quotes taken off; empty when there is none.
@@ -126,17 +159,21 @@ os_like=$(osr_value ID_LIKE)
 label_value ID "$os_id"
 label_value VERSION_ID "$os_version"
 family=
+# The words of ID and ID_LIKE, never file names (ID_LIKE='*').
+set -f
 for w in $os_id $os_like; do
 	case $w in
 	debian | ubuntu) family=debian && break ;;
 	rhel | centos | fedora | rocky | almalinux | ol) family=rhel && break ;;
 	esac
 done
+set +f
 [ -n "$family" ] ||
 	die "$osr: ID=$os_id: not of the Debian nor the RHEL family, whose way to the next kernel $prog knows; nothing was checked"
 
 # --- the driver branch: -b, or the loaded module's
-mod=$root/sys/module/nvidia/version
+at /sys/module/nvidia/version
+mod=$p
 driver=
 if [ -z "$branch" ]; then
 	[ -e "$mod" ] ||
@@ -167,18 +204,20 @@ if [ "$family" = debian ]; then
 	# Every kernel installed: /boot/vmlinuz-*, /lib/modules/*, and those the
 	# package manager names in reboot-required.pkgs; GRUB's default (0)
 	# boots the newest.
-	for f in "$root"/boot/vmlinuz-*; do
+	at /boot
+	for f in "$p"/vmlinuz-*; do
 		[ -e "$f" ] || [ -L "$f" ] || continue
 		add_kernel "${f##*/vmlinuz-}" "$f"
 	done
-	for d in "$root"/lib/modules/*; do
-		[ -d "$d" ] || continue
+	at /lib/modules
+	for d in "$p"/*; do
+		at "/lib/modules/${d##*/}"
+		[ -d "$p" ] || continue
 		add_kernel "${d##*/}" "$d"
 	done
-	# /var/run is a link to /run, absolute: under -R, the tree's own /run.
-	run=$root/var/run
-	[ -z "$root_given" ] || ! [ -L "$run" ] || run=$root/run
-	pkgs=$run/reboot-required.pkgs
+	# (/var/run is a link to /run, absolute: under -R, the tree's own /run.)
+	at /var/run/reboot-required.pkgs
+	pkgs=$p
 	if [ -e "$pkgs" ]; then
 		[ -r "$pkgs" ] || die "cannot read $pkgs (the packages that want a reboot)"
 		sed -n 's/^linux-image-\(unsigned-\)\{0,1\}\([0-9].*\)$/\2/p' "$pkgs" >"$tmp/pkgs"
@@ -194,10 +233,12 @@ else
 	# GRUB_DEFAULT (saved: grubenv's next_entry, else its saved_entry), a
 	# BLS entry id in /boot/loader/entries, or an index in the entries
 	# newest first.
-	entries=$root/boot/loader/entries
+	at /boot/loader/entries
+	entries=$p
 	[ -d "$entries" ] ||
 		die "no directory $entries: the boot entries (BLS, RHEL 8 and later) are unknown; nothing was checked"
-	grub=$root/etc/default/grub
+	at /etc/default/grub
+	grub=$p
 	def=0
 	if [ -e "$grub" ]; then
 		[ -r "$grub" ] || die "cannot read $grub (GRUB_DEFAULT)"
@@ -210,7 +251,8 @@ else
 	fi
 	from="GRUB_DEFAULT=$def in $grub"
 	if [ "$def" = saved ]; then
-		env=$root/boot/grub2/grubenv
+		at /boot/grub2/grubenv
+		env=$p
 		if ! [ -f "$env" ] || ! [ -r "$env" ]; then
 			die "cannot read $env (GRUB_DEFAULT=saved in $grub: the saved entry is there)"
 		fi
@@ -228,15 +270,18 @@ else
 		*/* | .* | *[![:print:]]*) id_bad=1 ;;
 		*) id_bad= ;;
 		esac
-		[ -n "$id_bad" ] || [ -f "$entries/$def.conf" ] || id_bad=1
+		[ -n "$id_bad" ] || at "/boot/loader/entries/$def.conf"
+		[ -n "$id_bad" ] || [ -f "$p" ] || id_bad=1
 		[ -z "$id_bad" ] ||
 			die "$from: '$(safe "$def")' names no entry in $entries (an entry's id is its file name without .conf); set the default with grubby --set-default; nothing was checked"
-		entry=$entries/$def.conf
+		entry=$p
 		;;
 	*)
 		# By index: GRUB lists the entries newest first.
 		: >"$tmp/entries"
 		for e in "$entries"/*.conf; do
+			at "/boot/loader/entries/${e##*/}"
+			e=$p
 			[ -f "$e" ] || continue
 			[ -r "$e" ] || die "cannot read $e (a boot entry); nothing was checked"
 			v=$(sed -n 's/^version[[:space:]][[:space:]]*//p' "$e" | tail -n 1)

@@ -273,6 +273,40 @@ t_run "$N" -R "$B" -m "$M"
 t_rc 2 "an OS of neither family"
 t_err "says it does not know how it boots" \
 	"drv-next.sh: $B/etc/os-release: ID=sles: not of the Debian nor the RHEL family, whose way to the next kernel drv-next.sh knows; nothing was checked"
+# ID_LIKE's words are words, never the names of files here.
+printf '%s\n' 'NAME="Plan 9"' 'ID=plan9' "ID_LIKE='*'" 'VERSION_ID=4' >"$B/etc/os-release"
+: >ubuntu
+t_run "$N" -R "$B" -m "$M"
+t_rc 2 "ID_LIKE='*', and a file named ubuntu in the working directory"
+t_err "is no family it knows" \
+	"drv-next.sh: $B/etc/os-release: ID=plan9: not of the Debian nor the RHEL family, whose way to the next kernel drv-next.sh knows; nothing was checked"
+rm ubuntu
+# The tree's links are followed inside it, never out to this machine's
+# files: an absolute link (/etc/os-release -> /usr/lib/os-release, as on
+# many hosts), a relative one that climbs past the root, a loop.
+ln -sf /usr/lib/os-release "$B/etc/os-release"
+t_run "$N" -R "$B" -m "$M"
+t_rc 0 "/etc/os-release, a link to /usr/lib/os-release: the tree's"
+t_out "the tree's Ubuntu 22.04, not this machine's OS" OK
+ln -sf ../../../../../../../../../../usr/lib/os-release "$B/etc/os-release"
+t_run "$N" -R "$B" -m "$M"
+t_rc 0 "a relative link that climbs past the root stops at it"
+t_out "the tree's Ubuntu 22.04 again" OK
+ln -sf /etc/os-release "$B/etc/os-release"
+t_run "$N" -R "$B" -m "$M"
+t_rc 2 "a link to itself"
+t_err "is a loop, said" "drv-next.sh: $B/etc/os-release: more than 40 symbolic links on the way (a loop?); nothing was checked"
+rm "$B/etc/os-release"
+mv "$B/boot" "$B/boot.real"
+mv "$B/lib/modules" "$B/lib/modules.away"
+ln -s /boot.real "$B/boot"
+cp os-release.good "$B/etc/os-release"
+t_run "$N" -R "$B" -m "$M"
+t_rc 0 "/boot, an absolute link, and no /lib/modules: the tree's kernels"
+t_out "its 5.15.0-119's image is in the matrix" OK
+rm "$B/boot" "$B/etc/os-release"
+mv "$B/boot.real" "$B/boot"
+mv "$B/lib/modules.away" "$B/lib/modules"
 cp os-release.good "$B/etc/os-release"
 : >"$B/boot/vmlinuz-backup"
 t_run "$N" -R "$B" -m "$M"
