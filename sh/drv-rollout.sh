@@ -131,6 +131,11 @@ fi
 if [ -n "$logdir" ] && ! writable "$logdir/x"; then
 	die "cannot write in the log directory $logdir (-o): $why; nothing was changed"
 fi
+# Another user who can write there could plant a link for a node's log
+# to be written through.
+if [ -n "$logdir" ] && ! own_path "$logdir/." directory; then
+	die "the log directory $logdir (-o) $why: refusing it (another user could plant a link there for a node's log to be written through); make it yours and writable by you alone, or name another; nothing was changed"
+fi
 
 # A rollout lasts as long as its nodes take: a week unless GPUDRV_TIMEOUT
 # says otherwise; three request timeouts kept to report where nodes stand.

@@ -84,6 +84,18 @@ t_rc 0 "drv-upgrade.sh -d drain.log"
 t_grep "stderr has kubectl drain's words, indented, as they come" err "^    node/lab-node-1 drained$"
 t_run cat drain.log
 t_out "and so has the drain log" "node/lab-node-1 already cordoned" "node/lab-node-1 drained"
+# A link planted where the drain log goes is replaced, never written
+# through.
+t_fake_cluster
+echo precious >victim
+ln -s "$PWD/victim" planted.log
+t_run drv-upgrade.sh -L $T_DRAIN -d planted.log -m "$M" lab-node-1 550.90.07
+t_rc 0 "drv-upgrade.sh -d, a link planted there"
+t_run cat victim
+t_out "the file it led to is untouched" precious
+t_ok "$([ -f planted.log ] && ! [ -h planted.log ]; echo $?)" "the drain log is a file of its own"
+t_run cat planted.log
+t_out "with the drain's words" "node/lab-node-1 already cordoned" "node/lab-node-1 drained"
 
 # An exit not taken on purpose: a command that fails where none should.
 mkdir broken

@@ -382,4 +382,27 @@ t_grep "each node as its run left it (n1)" err "^drv-rollout.sh: n1: now: unsche
 t_grep "each node as its run left it (n2)" err "^drv-rollout.sh: n2: now: unschedulable= state=upgrade-required$"
 t_none_alive "no stand-in left running" kubectl.pids
 last_line "the summary from the API" "done 0 failed 0 skipped 0 left 2"
+
+# 7. -o: a directory others can write is refused before anything; a link in
+# the user's own, where a node's log goes, is replaced by the log, never
+# written through.
+cluster n1
+mkdir -m 777 open
+t_run "$R" $T_DRAIN -p 1 -u 100% -o open -m "$M" "$NEW"
+t_rc 2 "-o, a directory others can write"
+t_grep "is refused, nothing changed" err \
+	"^drv-rollout.sh: the log directory open (-o) can be written by group or others (drwxrwxrwx): refusing it (another user could plant a link there for a node's log to be written through); make it yours and writable by you alone, or name another; nothing was changed$"
+t_run cat up.log
+t_out "no node was started"
+cluster n1
+mkdir logs
+echo precious >victim
+ln -s "$PWD/victim" logs/n1.out
+ln -s "$PWD/victim" logs/n1.log
+t_run "$R" $T_DRAIN -p 1 -u 100% -o logs -m "$M" "$NEW"
+t_rc 0 "-o, links planted where n1's log goes"
+t_run cat victim
+t_out "the file they led to is untouched" precious
+t_ok "$([ -f logs/n1.out ] && ! [ -h logs/n1.out ]; echo $?)" "n1's log is a file of its own"
+t_grep "with n1's records" logs/n1.out "^n1 upgrade-done$"
 t_done

@@ -1,6 +1,7 @@
-# files.sh: files replaced whole, never in part, and the Prometheus text
-# they may hold (POSIX sh; sourced after runtime.sh): drv-audit.sh -p,
-# drv-rollout.sh -M, drv-upgrade.sh -d, drv-kubeconfig.sh.
+# files.sh: files replaced whole, never in part, the directories a run may
+# write in, and the Prometheus text they may hold (POSIX sh; sourced after
+# runtime.sh): drv-audit.sh -p, drv-rollout.sh -M and -o, drv-upgrade.sh
+# -d, drv-kubeconfig.sh, the rollout's lock.
 # shellcheck shell=sh disable=SC2154,SC2034 # the caller's variables, set or read here
 
 # writable FILE: 0 when FILE can be replaced (by a rename in its directory);
@@ -21,7 +22,31 @@ writable() {
 	return 1
 }
 
+# own_path PATH WHAT: 0 when PATH is a directory (WHAT directory) or a
+# regular file (WHAT file) of the user's, not a symbolic link (PATH/. for
+# a directory a link leads to), that only the user can write; else 1 and
+# $why says why not.  In such a directory nobody else can plant a name, a
+# link to a file of the user's, for a run to write through.
+own_path() {
+	gpudrv_o=$(ls -ldn -- "$1" 2>/dev/null) || {
+		why="cannot be read"
+		return 1
+	}
+	gpudrv_om=${gpudrv_o%% *}
+	gpudrv_ou=$(printf '%s\n' "$gpudrv_o" | awk '{ print $3 }')
+	case $2:$gpudrv_om in
+	*:l*) why="is a symbolic link" ;;
+	directory:d* | file:-*) why= ;;
+	*) why="is not a $2" ;;
+	esac
+	[ -n "$why" ] || [ "$gpudrv_ou" = "$(id -u)" ] || why="belongs to uid $gpudrv_ou, not to you (uid $(id -u))"
+	[ -n "$why" ] || case $gpudrv_om in ?????w* | ????????w*) why="can be written by group or others ($gpudrv_om)" ;; esac
+	[ -z "$why" ]
+}
+
 gpudrv_new= # put_file's new file while it is not yet renamed into place
+# (and removed on the way out, a signal's too)
+gpudrv_hooks="$gpudrv_hooks drop_new"
 
 # put_file SRC DEST MODE: DEST replaced, atomically, by a copy of SRC with
 # MODE (at most 666: 644 for a file others read, 600 for a secret); after

@@ -310,19 +310,9 @@ rollout_lock() {
 }
 # rollout_lock_own PATH WHAT: exits 2 unless PATH is a directory (WHAT
 # directory) or a regular file of the user's, not a symbolic link, that
-# only the user can write.
+# only the user can write (files.sh: own_path).
 rollout_lock_own() {
-	rlo=$(ls -ldn -- "$1" 2>/dev/null) || die "cannot read the lock $2 $1"
-	rlo_m=${rlo%% *}
-	rlo_u=$(printf '%s\n' "$rlo" | awk '{ print $3 }')
-	case $2:$rlo_m in
-	*:l*) rlo_why="is a symbolic link" ;;
-	directory:d* | file:-*) rlo_why= ;;
-	*) rlo_why="is not a $2" ;;
-	esac
-	[ -n "$rlo_why" ] || [ "$rlo_u" = "$(id -u)" ] || rlo_why="belongs to uid $rlo_u, not to you (uid $(id -u))"
-	[ -n "$rlo_why" ] || case $rlo_m in ?????w* | ????????w*) rlo_why="can be written by group or others ($rlo_m)" ;; esac
-	[ -z "$rlo_why" ] ||
-		die "the lock $2 $1 $rlo_why: refusing it (another user could hold the lock, or point it elsewhere); make it yours, not a link, mode 0700 (file: 0600), or name another directory in GPUDRV_LOCK_DIR; nothing was changed"
+	own_path "$1" "$2" ||
+		die "the lock $2 $1 $why: refusing it (another user could hold the lock, or point it elsewhere); make it yours, not a link, mode 0700 (file: 0600), or name another directory in GPUDRV_LOCK_DIR; nothing was changed"
 }
 

@@ -242,7 +242,8 @@ remove_pods() {
 		;;
 	drain) drain ;;
 	esac
-	if [ -n "$drain_log" ] && ! cp "$tmp/drain.out" "$drain_log"; then
-		say "warning: cannot write the drain log $drain_log"
+	# Replaced whole (put_file): never written through a link planted there.
+	if [ -n "$drain_log" ] && ! put_file "$tmp/drain.out" "$drain_log" 644; then
+		say "warning: cannot write the drain log $drain_log: $why"
 	fi
 }

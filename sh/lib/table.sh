@@ -104,6 +104,9 @@ start() {
 	n_started=$((n_started + 1))
 	out "start $n_started $1 $(awk -v n="$1" '$1 == n { print $2; exit }' "$tmp/tags")"
 	held=$(awk -v n="$1" '$1 == n && $2 == "DRAWS" { printf "%s%s", s, $3; s = "," }' "$tmp/draws")
+	# A link where the node's log goes (-o: the user's own directory) is
+	# replaced by the log, never written through.
+	for f in "$logdir/$1.out" "$logdir/$1.log"; do [ ! -h "$f" ] || rm -f -- "$f"; done
 	# Each has its own deadline (its timeouts); the rollout's is enforced
 	# here, by stopping the nodes under way (-R: resumable).  (Its records:
 	# this run's alone; -o: its log goes on from an earlier run's.)
