@@ -143,18 +143,49 @@ t_is "no node was touched" "$(upgrades)" 0
 t_run grep -c ' get nodes' kubectl.log
 t_out "the nodes are not even read" 0
 
-# 3. Expired: taken over (a compare-and-swap), then released.
+# 3. Expired: watched for its duration, unchanged, then taken over (a
+# compare-and-swap on the version watched), then released.
 fresh n1
-lease_is 7 2020-01-01T00:00:00.000000Z 60 2020-01-01T00:00:00.000000Z 3 other-host_4242_cafe
+lease_is 7 2020-01-01T00:00:00.000000Z 3 2020-01-01T00:00:00.000000Z 3 other-host_4242_cafe
 t_run "$R" $T_DRAIN -L -m "$M" "$NEW"
 t_rc 0 "an expired lease"
+t_grep "says it watches it first" err \
+	"^drv-rollout.sh: $L looks expired by this machine's clock: other-host_4242_cafe (.*); it is taken over only once it has stayed unchanged for 3s (its holder's clock may be behind this one's)$"
 t_grep "says whose lease it took over" err \
-	"^drv-rollout.sh: took over $L from an expired lease: other-host_4242_cafe (acquired 2020-01-01T00:00:00.000000Z, renewed 2020-01-01T00:00:00.000000Z, for 60s: it expires at 2020-01-01T00:01:00.000000Z by this machine's clock, [0-9]*s ago, unless renewed)$"
-t_run sed -n 2p lease.log
+	"^drv-rollout.sh: took over $L from an expired lease: other-host_4242_cafe (acquired 2020-01-01T00:00:00.000000Z, renewed 2020-01-01T00:00:00.000000Z, for 3s: it expires at 2020-01-01T00:00:03.000000Z by this machine's clock, [0-9]*s ago, unless renewed)$"
+t_ok "$([ "$(grep -c '^get' lease.log)" -ge 2 ]; echo $?)" "it was read again while watched"
+t_run grep -m1 '^replace' lease.log
 t_grep "a replace with the version read" out "^replace 7 ${HOST}_[0-9]*_[0-9a-f]* "
 t_is "one more transition" "$(field 5)" 4
 t_is "released at the end" "$(field 6)" ""
 t_is "the node was upgraded" "$(upgrades)" 1
+
+# 3b. A live run whose clock is 5 minutes behind this machine's: its lease
+# looks expired here, but it is renewed while watched: refused, nothing
+# changed (this run's own clock judges, never the holder's renewTime).
+fresh n1
+behind() { date -u -d "@$(($(date +%s) - 300))" +%Y-%m-%dT%H:%M:%S.000000Z; }
+lease_is 7 "$(behind)" 6 2020-01-01T00:00:00.000000Z 3 other-host_4242_cafe
+: >renewing
+(
+	rv=7
+	while [ -e renewing ]; do
+		sleep 1
+		rv=$((rv + 1))
+		lease_is "$rv" "$(behind)" 6 2020-01-01T00:00:00.000000Z 3 other-host_4242_cafe
+	done
+) &
+renewer=$!
+t_run "$R" $T_DRAIN -L -m "$M" "$NEW"
+rm -f renewing
+wait "$renewer"
+t_rc 2 "a live lease that looks expired by this machine's clock"
+t_grep "says it watches it" err "^drv-rollout.sh: $L looks expired by this machine's clock: other-host_4242_cafe (.*); it is taken over only once it has stayed unchanged for 6s"
+t_grep "and that it was renewed meanwhile" err "^drv-rollout.sh: another rollout holds $L: it changed meanwhile, other-host_4242_cafe ("
+t_grep "nothing changed" err "^drv-rollout.sh: nothing was changed; run again once it has ended (or its lease expired)$"
+t_run grep -c '^replace' lease.log
+t_out "no write to the lease" 0
+t_is "no node was touched" "$(upgrades)" 0
 
 # Released (no holder): taken, quietly.
 fresh n1
@@ -165,7 +196,7 @@ t_err "is taken without a word"
 
 # 4. A race lost: another run wins between the read and the write.
 fresh n1
-lease_is 7 2020-01-01T00:00:00.000000Z 60 2020-01-01T00:00:00.000000Z 3 old-host_1_dead
+lease_is 7 2020-01-01T00:00:00.000000Z 2 2020-01-01T00:00:00.000000Z 3 old-host_1_dead
 : >lease.race
 t_run "$R" $T_DRAIN -L -m "$M" "$NEW"
 t_rc 2 "a takeover that loses the race (409)"

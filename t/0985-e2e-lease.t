@@ -27,13 +27,14 @@ rollout() { drv-rollout.sh -L $T_DRAIN -p 1 -u 100% -t 60 -m "$M" 550.90.07; }
 lease() { # lease JSONPATH: a field of the lease
 	kubectl -n gpudrv get lease gpudrv-rollout -o "jsonpath=$1"
 }
-# plant HOLDER RENEWTIME: the lease, held by HOLDER, last renewed then, for 60 s.
+# plant HOLDER RENEWTIME [DURATION]: the lease, held by HOLDER, last renewed
+# then, for DURATION seconds (default 60).
 plant() {
 	kubectl -n gpudrv delete lease gpudrv-rollout --ignore-not-found >/dev/null &&
 		kubectl create -f - >/dev/null <<EOF2
 {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
  "metadata": {"name": "gpudrv-rollout", "namespace": "gpudrv"},
- "spec": {"holderIdentity": "$1", "leaseDurationSeconds": 60, "acquireTime": "$2",
+ "spec": {"holderIdentity": "$1", "leaseDurationSeconds": ${3:-60}, "acquireTime": "$2",
   "renewTime": "$2", "leaseTransitions": 5}}
 EOF2
 }
@@ -81,7 +82,8 @@ t_val "the winner holds it" first_1_aa
 # one free node can end between two looks).
 e2e_namespace gpu-drv && e2e_holder lab-node-1
 t_ok $? "a pod on lab-node-1 that holds its drain"
-plant other-host_4242_cafe 2020-01-01T00:00:00.000000Z
+# (for 3 s: it is watched that long, unchanged, before it is taken)
+plant other-host_4242_cafe 2020-01-01T00:00:00.000000Z 3
 rollout >run.out 2>run.err &
 run=$!
 e2e_until 60 grep -q '^lab-node-1 drain-required$' run.out

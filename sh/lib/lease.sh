@@ -6,9 +6,14 @@
 # One rollout a cluster at a time, from whatever machine: a
 # coordination.k8s.io/v1 Lease, $lease_ns/$lease_name, held as controllers'
 # leader election holds theirs.  Taken only when absent (create) or free:
-# released (no holder), expired (renewTime + leaseDurationSeconds past), or
-# the lease of a run of this user on this machine that is dead (see
-# rollout_lock); every update is a compare-and-swap (kubectl replace with the
+# released (no holder), expired, or the lease of a run of this user on this
+# machine that is dead (see rollout_lock).  Expired is judged as client-go's
+# leader election judges it: a lease that looks expired by this machine's
+# clock (renewTime + leaseDurationSeconds past) is watched, and taken only
+# once it has stayed unchanged (its resourceVersion) for its
+# leaseDurationSeconds by this run's own monotonic clock: the holder's
+# clock may be behind this one's.  (A lease that does not look expired is
+# refused at once: refusing never upgrades a node twice.)  Every update is a compare-and-swap (kubectl replace with the
 # resourceVersion read: the API server answers 409 Conflict to the loser of
 # a race).  Renewed every third of its duration while the run goes on;
 # released, by a compare-and-swap too, on the way out (gpudrv_cleanup).  A
@@ -20,11 +25,22 @@ lease_every=20
 lease_me=    # this run's holderIdentity: host_pid_random
 lease_rv=    # the resourceVersion this run last wrote: set while it holds the lease
 lease_at=0   # when (this machine's clock) it was last taken or renewed
-lease_next=0 # no renewal tried before then (after a failed one)
+lease_mat=0  # the same, by the monotonic clock (mono), which times renewals
+lease_next=0 # no renewal tried before then (mono; after a failed one)
 lease_acq=   # this run's acquireTime
 lease_tr=0   # leaseTransitions
 lease_why=   # after a failed lease_put: what kubectl said, its last line
 gpudrv_hooks="$gpudrv_hooks lease_release"
+
+# mono: seconds by a clock that only goes forward (the time since boot),
+# whatever is done to this machine's clock meanwhile.
+mono() {
+	if read -r mo_up mo_rest </proc/uptime 2>/dev/null; then
+		echo "${mo_up%%.*}"
+	else
+		date +%s
+	fi
+}
 
 # lease_time EPOCH: as a MicroTime: RFC 3339, UTC, microseconds (GNU date,
 # which coreutils' timeout(1) comes with).
@@ -111,6 +127,7 @@ lease_put() {
 		lease_rv=$(cat "$gpudrv_tmp/lease.rv")
 		[ -n "$lease_rv" ] || lease_rv=unknown
 		lease_at=$lp_now
+		lease_mat=$(mono)
 		return 0
 	fi
 	lease_why=$(grep -v '^[[:space:]]*$' "$gpudrv_tmp/lease.err" | tail -n 1 | cut -c1-300)
@@ -177,6 +194,7 @@ lease_take() {
 			lt_old="a run on this machine that is dead (pid $lt_pid)"
 		elif lease_expired; then
 			lt_old="an expired lease: $(lease_who)"
+			lease_watch
 		else
 			say "another rollout holds $lt_what: $(lease_who)"
 			die "nothing was changed; run again once it has ended (or its lease expired; if its run is dead, an administrator may clear it at once: kubectl -n $lease_ns delete lease $lease_name)"
@@ -201,6 +219,39 @@ lease_take() {
 	fi
 	[ -z "$lt_old" ] || say "took over $lt_what from $lt_old"
 	lease_next=0
+}
+# lease_watch: the lease read looks expired by this machine's clock, which
+# may be ahead of its holder's: it is read again (every third of its
+# leaseDurationSeconds, at most 10 s) until it has stayed unchanged for
+# that long by the monotonic clock; a change meanwhile (its holder renewed
+# it) is exit 2, nothing changed.  The take that follows is a
+# compare-and-swap on the version watched.
+lease_watch() {
+	lw_rv=$lr_rv
+	lw_for=$lr_for
+	[ "$lw_for" -gt 0 ] || lw_for=$lease_for
+	lw_step=$((lw_for / 3))
+	[ "$lw_step" -ge 1 ] || lw_step=1
+	[ "$lw_step" -le 10 ] || lw_step=10
+	say "$lt_what looks expired by this machine's clock: $(lease_who); it is taken over only once it has stayed unchanged for ${lw_for}s (its holder's clock may be behind this one's)"
+	lw_t0=$(mono)
+	while [ $(($(mono) - lw_t0)) -lt "$lw_for" ]; do
+		[ "$(time_left)" -gt 0 ] || die "the run's deadline came ($gpudrv_why) while watching $lt_what; nothing was changed"
+		nap "$lw_step"
+		lw_st=0
+		lease_read || lw_st=$?
+		case $lw_st in
+		1) die "$lt_what was deleted meanwhile; nothing was changed; run again" ;;
+		2)
+			[ ! -s "$gpudrv_tmp/lease.err" ] || kubectl_said "cannot read $lt_what" "$gpudrv_tmp/lease.err"
+			die "nothing was changed"
+			;;
+		esac
+		if [ "$lr_rv" != "$lw_rv" ]; then
+			say "another rollout holds $lt_what: it changed meanwhile, $(lease_who)"
+			die "nothing was changed; run again once it has ended (or its lease expired)"
+		fi
+	done
 }
 # lease_rbac: the end of a refused lease request.
 lease_rbac() {
@@ -235,8 +286,8 @@ lease_cas() {
 # does when the lease could not be renewed for its whole duration.
 lease_renew() {
 	[ -n "$lease_rv" ] && [ "$gpudrv_stopping" = 0 ] || return 0
-	lr_now=$(date +%s)
-	[ $((lr_now - lease_at)) -ge "$lease_every" ] && [ "$lr_now" -ge "$lease_next" ] || return 0
+	lr_now=$(mono)
+	[ $((lr_now - lease_mat)) -ge "$lease_every" ] && [ "$lr_now" -ge "$lease_next" ] || return 0
 	lr_st=0
 	lease_cas renew "$lease_rv" || lr_st=$?
 	case $lr_st in
@@ -244,14 +295,14 @@ lease_renew() {
 	1 | 3)
 		lease_rv=
 		if [ "$lr_st" = 1 ]; then lr_who="held by $(lease_who)"; else lr_who="deleted"; fi
-		gpudrv_abort "lost the lease $lease_ns/$lease_name, the rollout's lock (last renewed $((lr_now - lease_at))s ago): it is now $lr_who; this run stops here, as on a signal, so that two rollouts never move the same nodes"
+		gpudrv_abort "lost the lease $lease_ns/$lease_name, the rollout's lock (last renewed $((lr_now - lease_mat))s ago): it is now $lr_who; this run stops here, as on a signal, so that two rollouts never move the same nodes"
 		return 0
 		;;
 	esac
 	lease_next=$((lr_now + 5))
-	if [ $((lr_now + 5 - lease_at)) -ge "$lease_for" ]; then
+	if [ $((lr_now + 5 - lease_mat)) -ge "$lease_for" ]; then
 		lease_rv=
-		gpudrv_abort "could not renew the lease $lease_ns/$lease_name, the rollout's lock, for $((lr_now - lease_at))s (kubectl said: $lease_why): it expires, and another rollout may take it; this run stops here, as on a signal"
+		gpudrv_abort "could not renew the lease $lease_ns/$lease_name, the rollout's lock, for $((lr_now - lease_mat))s (kubectl said: $lease_why): it expires, and another rollout may take it; this run stops here, as on a signal"
 	fi
 	say "warning: could not renew the lease $lease_ns/$lease_name (kubectl said: $lease_why); trying again in 5s (it expires at $(lease_time $((lease_at + lease_for))))"
 }
