@@ -35,55 +35,9 @@ t_grep "and where the node stands" err "^drv-upgrade.sh: lab-node-1: now: unsche
 t_run grep -c '^--request-timeout=[0-9]*s drain ' kubectl.log
 t_out "no drain was started" 0
 
-# The fake cluster, extended: FAKE_SKIP is the node's
-# nvidia.com/gpu-driver-upgrade.skip label; FAKE_JOBS names the files in
-# t/data/upgrade that the queries of -j get (the pods still running, as the
-# API server filters them: a PodList), one a call, the last one again and
-# again ("refused": the API refuses the selector).
+# The fake cluster (t_fake_cluster; t/standin.sh says what FAKE_SKIP,
+# FAKE_JOBS, FAKE_PDB_AFTER and FAKE_DENY do).
 t_fake_cluster
-mv kubectl kubectl.cluster
-cat >kubectl <<'STUB'
-#!/bin/sh
-F=$FAKE_DIR
-case $* in
-*" get --raw /api/v1/pods?labelSelector="*"&fieldSelector=spec.nodeName%3Dlab-node-1%2Cstatus.phase%21%3DSucceeded%2Cstatus.phase%21%3DFailed%2Cstatus.phase%21%3DUnknown")
-	echo "$$" >>"$F/kubectl.pids"
-	printf '%s\n' "$*" >>"$F/kubectl.log"
-	n=$(($(cat "$F/jobs.calls" 2>/dev/null || echo 0) + 1))
-	echo "$n" >"$F/jobs.calls"
-	# shellcheck disable=SC2086 # one file a word
-	set -- $FAKE_JOBS
-	[ "$n" -le $# ] || n=$#
-	eval "f=\${$n}"
-	if [ "$f" = refused ]; then
-		echo 'Error from server (BadRequest): unable to parse requirement: values[0][job]: Invalid value: "train!": a valid label must be an empty string or consist of alphanumeric characters' >&2
-		exit 1
-	fi
-	cat "$FAKE_DATA/upgrade/$f"
-	;;
-*" get --raw /apis/policy/v1/poddisruptionbudgets")
-	# FAKE_PDB_AFTER: the budgets and pods from the second look on.
-	n=$(($(cat "$F/pdb.calls" 2>/dev/null || echo 0) + 1))
-	echo "$n" >"$F/pdb.calls"
-	[ "$n" = 1 ] || [ -z "${FAKE_PDB_AFTER:-}" ] || FAKE_PDB=$FAKE_PDB_AFTER
-	exec "$F/kubectl.cluster" "$@"
-	;;
-*" patch node lab-node-1 "*"\"nvidia.com/gpu-driver-upgrade-state\":\"${FAKE_DENY:-none}\""*)
-	# A webhook's denial: two lines, the second like one of the script's own.
-	printf '%s\n' "$*" >>"$F/kubectl.log"
-	echo 'Error from server: admission webhook "policy.example" denied the request:' >&2
-	echo "drv-upgrade.sh: lab-node-1: nvidia.com/gpu-driver-upgrade-state=upgrade-done" >&2
-	exit 1
-	;;
-*)
-	printf '%s\n' "${FAKE_SKIP:-}" >"$F/fake/skip"
-	exec "$F/kubectl.cluster" "$@"
-	;;
-esac
-STUB
-chmod +x kubectl
-FAKE_DATA=$DATA
-export FAKE_DATA
 S=nvidia.com/gpu-driver-upgrade-state
 M=$PWD/matrix.csv
 # The lab's policy, the drain of every pod (the drain these tests follow);

@@ -66,47 +66,28 @@ audit --namespace=team|-n/--namespace means nothing to 'audit': nodes have no na
 EOF2
 t_ok "$([ -e kubectl.log ] && echo 1 || echo 0)" "kubectl was never called"
 
-# ./kwrap: the kubectl the commands run.  It logs every call to all.log,
-# and the calls that do not begin with the flags asked for to bad.log, then
-# passes the call on without them to the stand-in ./kubectl (which knows
-# nothing of them).  A driver pod deleted is the new driver up.
-cat >kwrap <<'STUB'
-#!/bin/sh
-D=${0%/*}
-printf '%s\n' "$*" >>"$D/all.log"
-rt=$1
-shift
-if [ "$1" = "--kubeconfig=$WANT_KC" ] && [ "$2" = "--context=$WANT_CTX" ]; then
-	shift 2
-else
-	printf '%s\n' "$rt $*" >>"$D/bad.log"
-fi
-case $* in "delete pod "*) echo 550.90.07 >"$D/fake/driver" ;; esac
-exec "$D/kubectl" "$rt" "$@"
-STUB
-chmod +x kwrap
+# The stand-ins log every call (t_standin: ./kubectl.log; t_fake_ops:
+# ./ops.log); the flags asked for must begin each.
 WANT_KC=$PWD/admin.conf
 WANT_CTX=ctx-a
-export WANT_KC WANT_CTX
-# flagged DESC: every call carried the flags, and --request-timeout=7s first.
+# flagged DESC [LOG]: every call in LOG (default kubectl.log) carried the
+# flags, --request-timeout=7s first; LOG is then emptied.
 flagged() {
-	if [ -s all.log ] && ! [ -e bad.log ] && ! grep -v '^--request-timeout=7s ' all.log >/dev/null; then
-		t_ok 0 "$1: all $(grep -c . all.log) kubectl calls carry the flags"
+	f=${2:-kubectl.log}
+	if [ -s "$f" ] && ! grep -v "^--request-timeout=7s --kubeconfig=$WANT_KC --context=$WANT_CTX " "$f" >/dev/null; then
+		t_ok 0 "$1: all $(grep -c . "$f") kubectl calls carry the flags"
 	else
 		t_ok 1 "$1: every kubectl call carries the flags"
-		t_diag <all.log
+		t_diag <"$f"
 	fi
-	rm -f all.log bad.log
+	: >"$f"
 }
-KUBECTL=$PWD/kwrap
-# ./kubectl: the stand-in t_fake_kubectl set up.
-printf '#!/bin/sh\nexec "%s" "$@"\n' "$T/kubectl" >kubectl
-chmod +x kubectl
+rm -f kubectl.log
 
 t_run "$P" --kubeconfig "$WANT_KC" --context=ctx-a --request-timeout 7s tag lab-node-1
 t_rc 0 "tag, the flags before it"
 t_out "prints the tag" 535-5.15.0-107-generic-ubuntu22.04
-t_run cat all.log
+t_run cat kubectl.log
 t_out "one call, the flags first" "--request-timeout=7s --kubeconfig=$WANT_KC --context=ctx-a get --raw /api/v1/nodes/lab-node-1"
 flagged "tag"
 t_run "$P" tag lab-node-1 --context ctx-a --request-timeout=7s --kubeconfig="$WANT_KC"
@@ -124,26 +105,28 @@ flagged "audit"
 
 t_fake_ops
 FAKE_OUT=$DATA/lab-nodes.json
-mv ops kubectl
+KUBECTL=$PWD/ops
 t_run "$P" --context ctx-a --kubeconfig "$WANT_KC" --request-timeout 7s states
 t_rc 0 "states"
-flagged "states (the nodes, and the operator's objects)"
+flagged "states (the nodes, and the operator's objects)" ops.log
 
 # upgrade: the whole way, and the audit it runs after.
 t_fake_cluster
-KUBECTL=$PWD/kwrap
+FAKE_NEW_DRIVER=550.90.07
+export FAKE_NEW_DRIVER
 { cat "$ROOT/lab/support-matrix.csv"; echo 550,5.15.0-107-generic,ubuntu22.04; } >matrix.csv
 t_run "$P" --namespace drivers --context ctx-a --kubeconfig "$WANT_KC" --request-timeout 7s upgrade -m "$PWD/matrix.csv" lab-node-1 550.90.07
 t_rc 0 "upgrade"
-t_grep "-n is the driver's namespace" all.log " delete pod -n drivers "
-t_grep "drv-audit.sh, run by drv-upgrade.sh, calls kubectl too" all.log " get --raw /api/v1/nodes?"
+t_grep "-n is the driver's namespace" kubectl.log " delete pod -n drivers "
+t_grep "drv-audit.sh, run by drv-upgrade.sh, calls kubectl too" kubectl.log " get --raw /api/v1/nodes?"
 flagged "upgrade"
+unset FAKE_NEW_DRIVER
 
 # pdb-check: the two GETs drv-upgrade.sh makes, then the filter.
 t_run "$P" pdb-check lab-node-1 --context ctx-a --kubeconfig "$WANT_KC" --request-timeout 7s
 t_rc 0 "pdb-check"
 t_out "room for the drain" OK
-t_run cat all.log
+t_run cat kubectl.log
 t_out "two GETs, with the flags" \
 	"--request-timeout=7s --kubeconfig=$WANT_KC --context=ctx-a get --raw /apis/policy/v1/poddisruptionbudgets" \
 	"--request-timeout=7s --kubeconfig=$WANT_KC --context=ctx-a get --raw /api/v1/pods?fieldSelector=spec.nodeName%3Dlab-node-1"
@@ -153,7 +136,7 @@ t_run "$P" --context ctx-a --kubeconfig "$WANT_KC" --request-timeout 7s pdb-chec
 t_rc 1 "pdb-check: a budget blocks the drain"
 t_grep "says which" out " BLOCKS "
 t_err "nothing on stderr"
-rm -f all.log bad.log
+: >kubectl.log
 t_run "$P" pdb-check 'lab-node-1;x'
 t_rc 2 "pdb-check: not a node name"
 t_err "says so" "kubectl-gpudrv: not a node name: 'lab-node-1?x'"
@@ -165,12 +148,6 @@ export FAKE_PDB
 
 # rollout's plan: the nodes, budgets and pods, and the API server's name.
 t_fake_fleet
-mv kubectl kubectl.fleet
-# shellcheck disable=SC2016 # a script of its own
-printf '#!/bin/sh\nexec "${0%%/*}/kubectl.fleet" "$@"\n' >kubectl
-chmod +x kubectl
-KUBECTL=$PWD/kwrap
-export KUBECTL
 t_fleet n1:535.183.06::::True
 printf '{"kind":"PodDisruptionBudgetList","apiVersion":"policy/v1","metadata":{},"items":[]}\n' >pdbs.json
 t_run "$P" --context ctx-a --kubeconfig "$WANT_KC" --request-timeout 7s rollout -D -m "$PWD/matrix.csv" 550.90.07

@@ -14,15 +14,13 @@ states() {
 	t_state_nodes "$(t_state_node lab-node-1 drain-required - true True 60)" \
 		"$(t_state_node lab-node-2 pod-restart-required - true True 60)" >nodes.json
 	t_gpu_pods "$(t_gpu_pod lab-node-2 gpu-operator/driver-x Running False 3)" >driver.json
-	inner
 }
 table "drv-states.sh, a drain and a driver under way" states none drv-states.sh -m "$M"
 ops() {
 	t_fake_ops
-	mv ops kubectl
-	inner
+	KUBECTL=$PWD/ops
 	FAKE_OUT=$DATA/lab-nodes.json FAKE_CP=$DATA/targets/cp-crd.json FAKE_NVD=$DATA/targets/nvd.json
-	export FAKE_OUT FAKE_CP FAKE_NVD
+	export KUBECTL FAKE_OUT FAKE_CP FAKE_NVD
 }
 table "drv-audit.sh -t" ops none drv-audit.sh -t -m "$M"
 table "drv-states.sh -t" ops none drv-states.sh -t -m "$M"

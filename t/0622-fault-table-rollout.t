@@ -14,11 +14,11 @@ for t in labels2tag matrix-grep pdb-check rollout-plan upgrade-policy; do ln -s 
 cat >x/bin/drv-upgrade.sh <<'STUB'
 #!/bin/sh
 for a; do node=$v; v=$a; done
-echo "CALL drv-upgrade.sh $node" >>"$FAULT_DIR/calls"
-exec 8>"$FAULT_DIR/facts.lock"
+echo "CALL drv-upgrade.sh $node" >>"$STANDIN_TRACE/calls"
+exec 8>"$FLEET_DIR/facts.lock"
 flock 8
 awk -F '\t' -v OFS='\t' -v n="$node" -v v="$v" '$1 == n { $2 = v; $3 = "upgrade-done" } { print }' \
-	"$FAULT_DIR/facts" >"$FAULT_DIR/facts.new" && mv "$FAULT_DIR/facts.new" "$FAULT_DIR/facts"
+	"$FLEET_DIR/facts" >"$FLEET_DIR/facts.new" && mv "$FLEET_DIR/facts.new" "$FLEET_DIR/facts"
 flock -u 8
 echo "$node upgrade-done"
 echo "$node upgrade-done $v"
@@ -31,7 +31,6 @@ chmod 700 locks
 fleet() {
 	rm -f lease lease.log
 	t_fake_fleet
-	inner
 	t_fleet n1:535.183.06::::True n2:535.183.06::::True n3:535.183.06::::True
 }
 table "drv-rollout.sh -D" fleet none x/bin/drv-rollout.sh -D -L -p 1 -u 100% -m "$M" "$NEW"
@@ -39,7 +38,10 @@ table drv-rollout.sh fleet none x/bin/drv-rollout.sh -L -p 2 -u 100% -m "$M" "$N
 # No summary is made up after a fault: the last line is never "done ...".
 rm -f calls gets
 fleet
-FAULT_AT=5 FAULT=empty t_run x/bin/drv-rollout.sh -L -p 1 -u 100% -m "$M" "$NEW"
+STANDIN_FAULT_AT='5 empty'
+export STANDIN_FAULT_AT
+t_run x/bin/drv-rollout.sh -L -p 1 -u 100% -m "$M" "$NEW"
+unset STANDIN_FAULT_AT
 t_rc 2 "drv-rollout.sh: the node list after the first node ended is empty"
 t_run grep -c '^done ' out
 t_out "no summary line is made up" 0
@@ -50,9 +52,9 @@ fleet
 cat >x/bin/drv-upgrade.sh.gone <<'STUB'
 #!/bin/sh
 for a; do node=$v; v=$a; done
-exec 8>"$FAULT_DIR/facts.lock"
+exec 8>"$FLEET_DIR/facts.lock"
 flock 8
-grep -v "^$node	" "$FAULT_DIR/facts" >"$FAULT_DIR/facts.new"; mv "$FAULT_DIR/facts.new" "$FAULT_DIR/facts"
+grep -v "^$node	" "$FLEET_DIR/facts" >"$FLEET_DIR/facts.new"; mv "$FLEET_DIR/facts.new" "$FLEET_DIR/facts"
 echo "$node upgrade-required"
 exit 0
 STUB

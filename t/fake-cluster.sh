@@ -4,7 +4,10 @@
 # node's state is in $FAKE_DIR/fake, and a GET of the node answers its JSON
 # with that state, a write changes it.
 F=$FAKE_DIR
-shift
+# kubectl's global options before the verb, passed over.
+while :; do
+	case ${1:-} in --request-timeout=* | --kubeconfig=* | --context=*) shift ;; *) break ;; esac
+done
 if [ -n "${FAKE_HANG:-}" ] && { ! [ -e "$F/hung" ] || [ "${FAKE_HANG_ALL:-0}" = 1 ]; }; then
 	hang=0
 	[ ! -e "$F/hung" ] || hang=1
@@ -26,21 +29,41 @@ fi
 n=lab-node-1
 S=nvidia.com/gpu-driver-upgrade-state
 I=nvidia.com/gpu-driver-upgrade.node-initial-state.unschedulable
-v() { cat "$F/fake/$1"; }
-# node: $FAKE_NODE with the state of ./fake in its labels, spec and annotations.
+# v NAME: the line of ./fake/NAME (none: empty) in $val, read by the
+# shell itself (a GET of the node reads six).
+v() {
+	val=
+	[ ! -s "$F/fake/$1" ] || read -r val <"$F/fake/$1"
+}
+# node: $FAKE_NODE with the state of ./fake in its labels, spec and
+# annotations (FAKE_SKIP, when set, is the skip label).
 node() {
-	d=$(v driver) && r=${d#*.}
+	v driver
+	d=$val r=${val#*.}
 	{
 		for l in major:"${d%%.*}" minor:"${r%%.*}" rev:"${r#*.}"; do
 			echo "s|\"nvidia.com/cuda.driver.${l%%:*}\": \"[^\"]*\"|\"nvidia.com/cuda.driver.${l%%:*}\": \"${l#*:}\"|"
 		done
-		[ -z "$(v state)" ] || echo "s|\"nvidia.com/gpu.present\": \"true\"|\"$S\": \"$(v state)\", &|"
-		[ -z "$(v skip)" ] || echo "s|\"nvidia.com/gpu.present\": \"true\"|\"nvidia.com/gpu-driver-upgrade.skip\": \"$(v skip)\", &|"
-		[ -z "$(v unsched)" ] || echo "s|\"spec\": {|\"spec\": {\"unschedulable\": $(v unsched),|"
-		[ -z "$(v initial)" ] || echo "s|\"annotations\": {|\"annotations\": {\"$I\": \"$(v initial)\",|"
-		[ -z "$(v ours)" ] || echo "s|\"annotations\": {|\"annotations\": {\"gpudrv/cordoned\": \"$(v ours)\",|"
+		v state
+		[ -z "$val" ] || echo "s|\"nvidia.com/gpu.present\": \"true\"|\"$S\": \"$val\", &|"
+		v skip
+		val=${FAKE_SKIP-$val}
+		[ -z "$val" ] || echo "s|\"nvidia.com/gpu.present\": \"true\"|\"nvidia.com/gpu-driver-upgrade.skip\": \"$val\", &|"
+		v unsched
+		[ -z "$val" ] || echo "s|\"spec\": {|\"spec\": {\"unschedulable\": $val,|"
+		v initial
+		[ -z "$val" ] || echo "s|\"annotations\": {|\"annotations\": {\"$I\": \"$val\",|"
+		v ours
+		[ -z "$val" ] || echo "s|\"annotations\": {|\"annotations\": {\"gpudrv/cordoned\": \"$val\",|"
 	} >"$F/fake/node.sed"
 	sed -f "$F/fake/node.sed" "$FAKE_NODE"
+}
+# count NAME: the calls counted in ./NAME, this one too, in $k.
+count() {
+	k=0
+	[ ! -f "$F/$1" ] || read -r k <"$F/$1"
+	k=$((k + 1))
+	echo "$k" >"$F/$1"
 }
 case $* in
 "get --raw /api/v1/nodes/$n")
@@ -52,7 +75,14 @@ case $* in
 	echo "Error from server (NotFound): nodes \"${3##*/}\" not found" >&2
 	exit 1
 	;;
-"get --raw /apis/policy/v1/poddisruptionbudgets") cat "$FAKE_PDB" ;;
+"get --raw /apis/policy/v1/poddisruptionbudgets")
+	# FAKE_PDB_AFTER: the budgets and pods from the second look on.
+	if [ -n "${FAKE_PDB_AFTER:-}" ]; then
+		count pdb.calls
+		[ "$k" = 1 ] || FAKE_PDB=$FAKE_PDB_AFTER
+	fi
+	cat "$FAKE_PDB"
+	;;
 "get --raw /apis/nvidia.com/"*)
 	# The GPU Operator's objects: ./fake/RESOURCE.json, else the CRD is not installed.
 	[ -f "$F/fake/${3##*/}.json" ] || { echo 'Error from server (NotFound): the server could not find the requested resource' >&2; exit 1; }
@@ -75,6 +105,24 @@ case $* in
 	esac
 	echo '{"kind":"Status","apiVersion":"v1","status":"Success","code":201}'
 	;;
+"get --raw /api/v1/pods?labelSelector="*"&fieldSelector=spec.nodeName%3D$n%2Cstatus.phase%21%3DSucceeded%2Cstatus.phase%21%3DFailed%2Cstatus.phase%21%3DUnknown")
+	# -j's query: FAKE_JOBS names the files in $FAKE_DATA/upgrade it
+	# gets (the pods still running, as the API server filters them), one a
+	# call, the last one again and again ("refused": the API refuses the
+	# selector); unset: no pod.
+	[ -n "${FAKE_JOBS:-}" ] || { printf '{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[]}\n'; exit 0; }
+	count jobs.calls
+	# shellcheck disable=SC2086 # one file a word
+	set -- $FAKE_JOBS
+	[ "$k" -le $# ] || k=$#
+	f=
+	eval "f=\${$k}"
+	if [ "$f" = refused ]; then
+		echo 'Error from server (BadRequest): unable to parse requirement: values[0][job]: Invalid value: "train!": a valid label must be an empty string or consist of alphanumeric characters' >&2
+		exit 1
+	fi
+	cat "$FAKE_DATA/upgrade/$f"
+	;;
 "get --raw /api/v1/pods?labelSelector="*) printf '{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[]}\n' ;; # no pod -j selects
 "get --raw /api/v1/pods?fieldSelector=spec.nodeName%3D$n") printf '{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[]}\n' ;;
 "label node $n --overwrite $S="*) echo "${5#*=}" >"$F/fake/state" && echo "node/$n labeled" ;;
@@ -83,6 +131,14 @@ case $* in
 	# drv-upgrade.sh's writes: the members it sends, as the API server
 	# merges them; the answer is the node after the write.
 	p=$7
+	case $p in *"\"$S\":\"${FAKE_DENY:-none}\""*)
+		# FAKE_DENY: a webhook denies a write of that state, in two
+		# lines, the second like one of drv-upgrade.sh's own.
+		echo 'Error from server: admission webhook "policy.example" denied the request:' >&2
+		echo "drv-upgrade.sh: lab-node-1: nvidia.com/gpu-driver-upgrade-state=upgrade-done" >&2
+		exit 1
+		;;
+	esac
 	m() { printf '%s\n' "$p" | sed -n "s#.*\"$1\":\\(\"[^\"]*\"\\|true\\|null\\).*#\\1#p"; }
 	case $(m "$S") in \"*) m "$S" | tr -d '"' >"$F/fake/state" ;; null) : >"$F/fake/state" ;; esac
 	case $(m unschedulable) in

@@ -20,64 +20,13 @@ NEW=550.90.07
 { cat "$ROOT/lab/support-matrix.csv"; echo 550,5.15.0-107-generic,ubuntu22.04; } >matrix.csv
 M=$PWD/matrix.csv
 
-# The wrapper: $FAULT_INNER answers, but for the $FAULT_AT-th answer, which
-# gets $FAULT.  Every call is a line of ./calls, in order (GET n ARGS, WRITE
-# n ARGS, CALL ARGS, FAULT n); ./gets counts the answers.  A page of an
-# answer that is not a list is the answer itself, and NOFAULT n says so.
-cat >fk <<'STUB'
-#!/bin/sh
-D=$FAULT_DIR
-case " $* " in
-*" get "* | *" patch "*)
-	n=$(($(cat "$D/gets" 2>/dev/null || echo 0) + 1))
-	echo "$n" >"$D/gets"
-	kind=GET
-	case " $* " in *" patch "*) kind=WRITE ;; esac
-	echo "$kind $n $*" >>"$D/calls"
-	if [ "$n" = "${FAULT_AT:-0}" ]; then
-		echo "FAULT $n $FAULT" >>"$D/calls"
-		# A write is made; only its answer is lost.
-		[ "$kind" = GET ] || [ "$FAULT" = trunc ] || [ "$FAULT" = page ] || "$FAULT_INNER" "$@" >/dev/null 2>&1
-		case $FAULT in
-		empty) ;;
-		status) echo '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"etcdserver: request timed out","reason":"InternalError","code":500}' ;;
-		error) echo '{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old resource version: 1 (2)","reason":"Expired","code":410}}' ;;
-		trunc)
-			"$FAULT_INNER" "$@" >"$D/full" 2>/dev/null
-			head -c $(($(wc -c <"$D/full") / 2)) "$D/full"
-			;;
-		other) echo '{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"7"},"items":[]}' ;;
-		page)
-			"$FAULT_INNER" "$@" >"$D/full" 2>/dev/null
-			perl -MJSON::PP -0777 -ne '
-				my $d = eval { JSON::PP->new->decode($_) };
-				exit 1 unless ref $d eq "HASH" && ($d->{kind} // "") =~ /List$/;
-				$d->{metadata}{continue} = "eyJ2IjoibWV0YS5rOHMuaW8vdjEifQ";
-				print JSON::PP->new->canonical->encode($d), "\n"' "$D/full" || {
-				cat "$D/full"
-				echo "NOFAULT $n" >>"$D/calls"
-			}
-			;;
-		esac
-		exit 0
-	fi
-	;;
-*) echo "CALL $*" >>"$D/calls" ;;
-esac
-exec "$FAULT_INNER" "$@"
-STUB
-chmod +x fk
-FAULT_DIR=$PWD
-export FAULT_DIR
-
-# inner: what t_fake_* made ./kubectl (else $KUBECTL, the stand-in)
-# becomes the wrapper's inner kubectl.
-inner() {
-	FAULT_INNER=$KUBECTL
-	[ ! -e kubectl ] || { mv kubectl inner && FAULT_INNER=$PWD/inner; }
-	KUBECTL=$PWD/fk
-	export FAULT_INNER KUBECTL
-}
+# The faults are t/kubectl's (STANDIN_FAULT_AT, "N FAULT": the Nth answer
+# gets FAULT; a page of an answer that is not a list is the answer itself,
+# and NOFAULT N says so).  Every call is a line of ./calls, in order (GET
+# N ARGS, WRITE N ARGS, CALL ARGS, FAULT N FAULT), whichever stand-in
+# directory the setup made; ./gets counts the answers.
+STANDIN_TRACE=$PWD
+export STANDIN_TRACE
 
 # forward_writes: the calls after the fault that move things forward (not
 # a GET, not putting the node back, not an Event, not the lease's release);
@@ -115,19 +64,22 @@ table() {
 	while [ "$i" -le "$n" ]; do
 		args=$(sed -n "s/^\(GET\|WRITE\) $i //p" clean.calls)
 		want=$($except "$args")
-		faults="empty status error trunc other page"
+		faults="empty status error cut other page"
 		# Under valgrind each GET gets one fault, in turn (GET 1 empty, GET 2
 		# a Status, ...): every GET is still met, and every fault, in a sixth
 		# of the time; the full table runs in make check and make check-asan.
 		if [ "${GPUDRV_VALGRIND:-0}" = 1 ]; then
 			case $(((i - 1) % 6)) in
-			0) faults=empty ;; 1) faults=status ;; 2) faults=error ;; 3) faults=trunc ;; 4) faults=other ;; *) faults=page ;;
+			0) faults=empty ;; 1) faults=status ;; 2) faults=error ;; 3) faults=cut ;; 4) faults=other ;; *) faults=page ;;
 			esac
 		fi
 		for f in $faults; do
 			rm -f calls gets
 			$setup
-			FAULT_AT=$i FAULT=$f t_run "$@"
+			STANDIN_FAULT_AT="$i $f"
+			export STANDIN_FAULT_AT
+			t_run "$@"
+			unset STANDIN_FAULT_AT
 			# A page of what is not a list is no fault.
 			! grep -qx "NOFAULT $i" calls || continue
 			case $want in
@@ -159,8 +111,5 @@ table() {
 }
 none() { :; }
 
-# cluster: one node (t_fake_cluster), behind the wrapper.
-cluster() {
-	t_fake_cluster
-	inner
-}
+# cluster: one node (t_fake_cluster).
+cluster() { t_fake_cluster; }

@@ -99,7 +99,10 @@ t_fake_pods() {
 # posted go to ./fake/events ("type reason message"); FAKE_EVICT=429 or
 # 500: evictions refused so; FAKE_NO_DRIVER=1: the driver labels are not
 # taken up; FAKE_NEW_DRIVER: the driver the node reports from the first GET
-# after its driver pod's deletion.
+# after its driver pod's deletion; FAKE_SKIP: the node's skip label, over
+# ./fake/skip; FAKE_JOBS: the answers to -j's query, files of
+# t/data/upgrade, one a call; FAKE_PDB_AFTER: the budgets and pods from
+# the second look on; FAKE_DENY: a state whose write a webhook denies.
 t_fake_cluster() {
 	mkdir -p fake
 	: >fake/state
@@ -116,7 +119,8 @@ t_fake_cluster() {
 	FAKE_NODE=$DATA/node-1.json
 	FAKE_NODES=$DATA/lab-nodes.json
 	FAKE_PDB=$DATA/pdb-lab-ok.json
-	export KUBECTL FAKE_DIR FAKE_NODE FAKE_NODES FAKE_PDB STANDIN_PIDS
+	FAKE_DATA=$DATA
+	export KUBECTL FAKE_DIR FAKE_NODE FAKE_NODES FAKE_PDB FAKE_DATA STANDIN_PIDS
 }
 
 # t_fake_state: the fake node's state, as drv-upgrade.sh's last line says it:
