@@ -52,11 +52,14 @@ step() {
 	show "== $1"
 }
 
-# k ARGS...: kubectl, as a child a signal stops at once; its failure ends the
-# lab, naming the step (kubectl's own words are on stderr above).
+# k ARGS...: kubectl, as a child a signal stops at once, with its own
+# children (a credential plugin that waits): timeout(1), without a limit
+# (0), runs it in a process group of its own and passes a signal to the
+# whole group.  Its failure ends the lab, naming the step (kubectl's own
+# words are on stderr above).
 k() {
 	k_rc=0
-	run_bg kubectl "$@" || k_rc=$?
+	run_bg timeout 0 kubectl "$@" || k_rc=$?
 	[ "$k_rc" -eq 0 ] || lab_die "kubectl $(printf '%s' "$*" | cut -c1-80) failed (exit $k_rc)"
 }
 # run TOOL ARGS...: a gpudrv command, as a child; its status in $rc.

@@ -6,27 +6,24 @@
 . "$(dirname "$0")/lib.sh"
 unset KUBECTL
 
-# bin/kubectl: logs its arguments to ./lab.log and its pid to ./kubectl.pids;
-# answers nothing, but fails on the pattern $FAKE_FAIL and hangs on
-# $FAKE_HANG (./hung says it hangs).
+# fakebin/kubectl, the one drv-lab.sh finds on PATH: the stand-in
+# (t/kubectl), answering nothing (exit 0, no body) but for the faults a
+# test puts in ./api (fault KEY FAULT; a hang says so in ./api/hung); every
+# call a line of ./lab.log, its pid one of ./kubectl.pids.
+t_standin
+t_serve _any </dev/null
+STANDIN_LOG=$PWD/lab.log
+STANDIN_PIDS=$PWD/kubectl.pids
+export STANDIN_LOG STANDIN_PIDS
 mkdir fakebin
-cat >fakebin/kubectl <<'STUB'
-#!/bin/sh
-echo "$$" >>"$FAKE_DIR/kubectl.pids"
-printf '%s\n' "$*" >>"$FAKE_DIR/lab.log"
-case $* in
-${FAKE_FAIL:-no-such-call})
-	echo "error: the stand-in refuses: $*" >&2
-	exit 1
-	;;
-${FAKE_HANG:-no-such-call})
-	echo "$*" >"$FAKE_DIR/hung"
-	exec sleep 3600
-	;;
-esac
-STUB
+printf '#!/bin/sh\nexec "%s" "$@"\n' "$T/kubectl" >fakebin/kubectl
 chmod +x fakebin/kubectl
-FAKE_DIR=$PWD
+# fault KEY FAULT: the stand-in answers the request KEY with FAULT, and
+# only that request (none: every fault cleared).
+fault() {
+	find "$STANDIN" -name '*.fault' -exec rm -f {} +
+	[ $# = 0 ] || { mkdir -p "$(dirname "$STANDIN/$1")" && echo "$2" >"$STANDIN/$1.fault"; }
+}
 PATH=$PWD/fakebin:$PATH
 : >kubeconfig
 LAB_KUBECONFIG=$PWD/kubeconfig
@@ -34,26 +31,30 @@ H=$PWD/home
 GPUDRV_HOME=$H
 # The lab's manifests from the checkout, whichever build is under test.
 GPUDRV_SRC=$ROOT
-export FAKE_DIR PATH LAB_KUBECONFIG GPUDRV_HOME GPUDRV_SRC
+export PATH LAB_KUBECONFIG GPUDRV_HOME GPUDRV_SRC
 L=$BIN/drv-lab.sh
 cluster="== cluster: $PWD/kubeconfig"
 install="== install: the tools into $H/bin, the lab's matrix and manifests into $H"
 
-FAKE_FAIL='delete namespace *' t_run "$L"
+fault delete/namespace/gpu-drv down
+t_run "$L"
 t_rc 2 "a kubectl that fails while the lab resets"
 t_out "the steps so far on stdout" "$cluster" "$install"
 t_err "kubectl's words, then the step and the call" \
-	"error: the stand-in refuses: delete namespace gpu-drv --ignore-not-found --wait=true --timeout=120s" \
+	"The connection to the server 127.0.0.1:6443 was refused - did you specify the right host or port?" \
 	"drv-lab.sh: reset: kubectl delete namespace gpu-drv --ignore-not-found --wait=true --timeout=120s failed (exit 1)"
 
-FAKE_FAIL='create namespace *' t_run "$L"
+fault create/namespace/gpu-drv forbidden
+t_run "$L"
 t_rc 2 "a kubectl that fails at step 1"
 t_grep "names step 1 and the call" err "^drv-lab.sh: 1. facts: kubectl create namespace gpu-drv failed (exit 1)$"
-FAKE_FAIL='label node lab-node-1 --overwrite nvidia.com/gpu.present=true *' t_run "$L"
+fault label/node/lab-node-1 forbidden
+t_run "$L"
 t_rc 2 "a label refused at step 1"
 t_grep "names step 1 and the call" err "^drv-lab.sh: 1. facts: kubectl label node lab-node-1 --overwrite nvidia.com/gpu.present=true .* failed (exit 1)$"
 
 # The stand-in answers nothing: drv-tag.sh cannot read a tag.
+fault
 t_run "$L"
 t_rc 2 "drv-tag.sh fails at step 2"
 t_grep "names step 2, and the node" err "^drv-lab.sh: 2. tags: drv-tag.sh lab-node-0 failed (exit 2)$"
@@ -61,10 +62,12 @@ t_grep "the step began" out "^== 2. tags: "
 t_run test -e "$H/out/tags.txt"
 t_rc 1 "and no tags.txt claims tags"
 
-FAKE_FAIL='get node lab-node-2' t_run "$L"
+fault get/node/lab-node-2 notfound
+t_run "$L"
 t_rc 2 "LAB_KUBECONFIG's cluster without lab-node-2"
 t_out "prints nothing"
 t_err "says so" "drv-lab.sh: cluster: LAB_KUBECONFIG's cluster has no node lab-node-2 (the lab creates no base nodes in a cluster it did not start)"
+fault
 
 t_run sh -c '"$0" >/dev/full' "$L"
 t_rc 2 "drv-lab.sh >/dev/full"
@@ -85,10 +88,11 @@ t_run "$L" extra
 t_rc 2 "an argument"
 t_err "prints the usage" "usage: drv-lab.sh"
 
+fault create/namespace/gpu-drv hang
 for sig in TERM INT HUP; do
-	rm -f hung kubectl.pids
-	FAKE_HANG='create namespace *' t_bg "$L"
-	t_until 20 test -e hung
+	rm -f "$STANDIN/hung" kubectl.pids
+	t_bg "$L"
+	t_until 20 test -e "$STANDIN/hung"
 	t_ok $? "kubectl hangs at step 1"
 	t0=$(date +%s)
 	kill "-$sig" "$t_pid"
