@@ -14,6 +14,7 @@
  * left under way, then nodes already cordoned or not Ready, then the
  * others, each by name.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +59,7 @@ struct pnode {
 	size_t line;       /* of its facts record */
 	size_t d0, nd;     /* its draws: plan.draws[d0 .. d0 + nd) */
 	size_t waited;     /* dry run: 1 + the budget it was last said to wait for */
+	int held_said;     /* dry run: its wait for held_by was said */
 	long long start;   /* dry run: its place among the starts, 0 if none */
 };
 
@@ -410,9 +412,14 @@ by_name(const void *a, const void *b)
 	return strcmp((*x)->name, (*y)->name);
 }
 
-/* The budget n's draws do not fit now, or -1 (they all do). */
+/*
+ * The first budget of n's that its draw does not fit now, or -1 (they all
+ * do).  With alone: the first that allows less than n needs even with
+ * nothing drawn on it, nothing under way holding it (no draw, not taken:
+ * -k), whichever of n's draws it is.
+ */
 static long long
-no_room(const struct plan *p, const struct pnode *n)
+no_room(const struct plan *p, const struct pnode *n, int alone)
 {
 	const struct pdraw *d;
 	const struct pbudget *b;
@@ -421,7 +428,8 @@ no_room(const struct plan *p, const struct pnode *n)
 	for (i = 0; i < n->nd; i++) {
 		d = &p->draws[n->d0 + i];
 		b = &p->budgets[d->budget];
-		if (b->allowed < 0 || b->used + d->n > b->allowed)
+		if ((b->allowed < 0 || b->used + d->n > b->allowed) &&
+		    (!alone || (b->used == 0 && strset_get(p->held, b->name) == 0)))
 			return (long long)d->budget;
 	}
 	return -1;
@@ -476,19 +484,25 @@ decide(struct plan *p, struct pnode **order, size_t n, FILE *out, int dry, long 
 			continue;
 		}
 		if (c->held_by != NULL) {
-			fprintf(out, "WAIT %s budget %s\n", c->name, c->held_by);
+			/* (said once in a dry run, as a budget's wait below) */
+			if (!dry || !c->held_said)
+				fprintf(out, "WAIT %s budget %s\n", c->name, c->held_by);
+			c->held_said = 1;
 			c->why = W_BUDGET;
 			continue;
 		}
-		if ((b = no_room(p, c)) >= 0 && p->budgets[b].used == 0 &&
-		    strset_get(p->held, p->budgets[b].name) == 0) {
-			/* too much for the budget alone: pdb-check says so, but
-			 * whatever it said, the node is not started */
+		if (no_room(p, c, 1) >= 0) {
+			/* too much for one budget alone: pdb-check says so, but
+			 * whatever it said, the node is not started; whatever
+			 * it waits for on its other budgets, it is blocked */
 			fprintf(out, "BLOCKED %s\n", c->name);
 			c->gone = 1;
 			continue;
 		}
-		if (b >= 0) {
+		if ((b = no_room(p, c, 0)) >= 0) {
+			/* (the look alone said the rest: what it waits for, a node
+			 * under way holds; the fuzz targets hold it to that) */
+			assert(p->budgets[b].used > 0 || strset_get(p->held, p->budgets[b].name) != 0);
 			/* (a dry run says each wait once: its plan is a sequence) */
 			if (!dry || c->waited != (size_t)b + 1)
 				fprintf(out, "WAIT %s budget %s\n", c->name, p->budgets[b].name);

@@ -117,6 +117,31 @@ echo a >running
 { grep -v -e '^a ' -e '^b DRAWS web/pair' draws; echo 'b DRAWS web/pair 1 1'; } >draws.b
 P -v "$V" -p 0 -u 100% -r running -k held -g running facts draws.b
 t_grep "a's pod back elsewhere, the budget allows one again: b goes" out "^START b $TAG$"
+# A budget that allows less than a node needs, nothing under way holding
+# it, blocks the node whatever its other budgets wait for and whatever
+# the order of its draw lines (it was WAIT on the other, the -w clock
+# started late); a held budget's wait is said once in a dry run.
+fact y >>facts
+{ cat draws; echo 'y DRAWS web/pair 1 1'; echo 'y DRAWS ml/zero 1 0'; } >draws.y
+P -v "$V" -p 0 -u 100% -r running -g running facts draws.y
+t_grep "y waits on web/pair, which a holds, but ml/zero alone refuses it: blocked" out "^BLOCKED y$"
+t_is "and never said to wait" "$(grep -c '^WAIT y' out)" 0
+P -D -v "$V" -p 0 -u 100% -r running -g running facts draws.y
+t_grep "in a dry run too" out "^BLOCKED y$"
+t_is "never said to wait" "$(grep -c '^WAIT y' out)" 0
+{ cat draws; echo 'y DRAWS ml/zero 1 0'; echo 'y DRAWS web/pair 1 1'; } >draws.y
+P -v "$V" -p 0 -u 100% -r running -g running facts draws.y
+t_grep "the draw lines the other way round: the same" out "^BLOCKED y$"
+for n in a b c; do fact "$n"; done >facts.k
+{ grep -v -e '^a ' -e '^b DRAWS web/pair' draws | grep -e '^b ' ; echo 'b DRAWS web/pair 1 0'
+  echo 'b web/pair BLOCKS web/b1 maxUnavailable=1 currentHealthy=1 desiredHealthy=1 disruptionsAllowed=0 needed=1: wait'
+  echo 'c DRAWS db/two 1 2'; } >draws.k
+P -D -v "$V" -p 1 -u 100% -r running -k held -g running facts.k draws.k
+t_rc 0 "a dry run, b waiting for the budget a took (-k)"
+t_is "b's wait said once, as without -k" "$(grep -c '^WAIT b budget web/pair$' out)" 1
+t_grep "c goes meanwhile" out "^START c $TAG$"
+head -n 7 facts >facts.n && mv facts.n facts
+
 # A node blocked behind the limits waits for a slot first: it is judged
 # blocked only when it could start (the -w clock starts then).
 P -v "$V" -p 1 -u 100% facts draws
