@@ -60,12 +60,8 @@ dir=$(dirname -- "$file")
 [ -d "$dir" ] || die "no directory $dir for $file"
 
 umask 077
-# A half-made file never stays behind, whatever stops the run.
-abort() {
-	drop_new
-	say "$1"
-	finish 2
-}
+# (A half-made file never stays behind, whatever stops the run: files.sh's
+# exit hook drops it.)
 # A few requests, and the Secret's token to wait for.
 gpudrv_start 60 0
 

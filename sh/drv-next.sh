@@ -233,7 +233,8 @@ else
 	# GRUB_DEFAULT (saved: grubenv's next_entry, else its saved_entry), a
 	# BLS entry id in /boot/loader/entries, or an index in the entries
 	# newest first.
-	at /boot/loader/entries
+	bls=/boot/loader/entries
+	at "$bls"
 	entries=$p
 	[ -d "$entries" ] ||
 		die "no directory $entries: the boot entries (BLS, RHEL 8 and later) are unknown; nothing was checked"
@@ -270,7 +271,7 @@ else
 		*/* | .* | *[![:print:]]*) id_bad=1 ;;
 		*) id_bad= ;;
 		esac
-		[ -n "$id_bad" ] || at "/boot/loader/entries/$def.conf"
+		[ -n "$id_bad" ] || at "$bls/$def.conf"
 		[ -n "$id_bad" ] || [ -f "$p" ] || id_bad=1
 		[ -z "$id_bad" ] ||
 			die "$from: '$(safe "$def")' names no entry in $entries (an entry's id is its file name without .conf); set the default with grubby --set-default; nothing was checked"
@@ -280,7 +281,7 @@ else
 		# By index: GRUB lists the entries newest first.
 		: >"$tmp/entries"
 		for e in "$entries"/*.conf; do
-			at "/boot/loader/entries/${e##*/}"
+			at "$bls/${e##*/}"
 			e=$p
 			[ -f "$e" ] || continue
 			[ -r "$e" ] || die "cannot read $e (a boot entry); nothing was checked"

@@ -13,9 +13,9 @@
 # once it has stayed unchanged (its resourceVersion) for its
 # leaseDurationSeconds by this run's own monotonic clock: the holder's
 # clock may be behind this one's.  (A lease that does not look expired is
-# refused at once: refusing never upgrades a node twice.)  Every update is a compare-and-swap (kubectl replace with the
-# resourceVersion read: the API server answers 409 Conflict to the loser of
-# a race).  Renewed every third of its duration while the run goes on;
+# refused at once: refusing never upgrades a node twice.)  Every update is
+# a compare-and-swap (kubectl replace with the resourceVersion read: the
+# API server answers 409 Conflict to the loser of a race).  Renewed every third of its duration while the run goes on;
 # released, by a compare-and-swap too, on the way out (gpudrv_cleanup).  A
 # renewal that finds another holder stops the run as abort does.
 lease_ns=${GPUDRV_LEASE_NAMESPACE:-gpudrv}
@@ -244,7 +244,7 @@ lease_watch() {
 		1) die "$lt_what was deleted meanwhile; nothing was changed; run again" ;;
 		2)
 			[ ! -s "$gpudrv_tmp/lease.err" ] || kubectl_said "cannot read $lt_what" "$gpudrv_tmp/lease.err"
-			die "nothing was changed"
+			lease_rbac
 			;;
 		esac
 		if [ "$lr_rv" != "$lw_rv" ]; then

@@ -21,7 +21,7 @@ here=${lib%/../lib/gpudrv}
 # The version of gpudrv (VERSION; make writes it here), for --version.
 gpudrv_version=@VERSION@
 
-gpudrv_hooks=     # functions run on the way out, after the children stop (lease.sh adds lease_release)
+gpudrv_hooks=     # functions run on the way out, after the children stop (lease.sh adds lease_release, files.sh drop_new)
 gpudrv_done=0     # 1 once finish was called: the exit is on purpose
 gpudrv_in_exit=0  # 1 while the EXIT trap runs (it does not run twice)
 gpudrv_stopping=0 # 1 once abort began: a second signal does not cut it short
