@@ -67,6 +67,11 @@ run() {
 	rc=0
 	run_bg "$@" || rc=$?
 }
+# run_in OUT ERR TOOL ARGS...: run, TOOL's output in OUT, its errors in ERR.
+run_in() {
+	rc=0
+	run_to "$@" || rc=$?
+}
 
 # wait_until DESCRIPTION COMMAND...: polls the condition, at most $wait_s s.
 wait_until() {
@@ -78,19 +83,22 @@ wait_until() {
 		nap 1
 	done
 }
-jp() { # jp KIND/NAME JSONPATH: one field, fresh
-	kubectl get "$1" -o "jsonpath=$2" 2>/dev/null
+# kq ARGS...: a look, kubectl ARGS run as k runs it (a signal stops it and
+# its children at once), its output in $kq, its stderr dropped; its status.
+kq() {
+	kq_rc=0
+	run_to "$tmp/kq" /dev/null timeout 0 kubectl "$@" || kq_rc=$?
+	kq=$(cat "$tmp/kq")
+	return "$kq_rc"
 }
 # The conditions wait_until polls (shellcheck sees no direct call).
 # shellcheck disable=SC2317
 is() { # is EXPECTED KIND/NAME JSONPATH
-	[ "$(kubectl get "$2" -o "jsonpath=$3" 2>/dev/null)" = "$1" ]
+	kq get "$2" -o "jsonpath=$3" && [ "$kq" = "$1" ]
 }
 # shellcheck disable=SC2317
-ns() { kubectl -n gpu-drv "$@"; }
-# shellcheck disable=SC2317
 is_pod() { # is_pod EXPECTED POD JSONPATH, in gpu-drv
-	[ "$(ns get pod "$2" -o "jsonpath=$3" 2>/dev/null)" = "$1" ]
+	kq -n gpu-drv get pod "$2" -o "jsonpath=$3" && [ "$kq" = "$1" ]
 }
 
 # The cluster: the sandbox with lab-node-0..2, or LAB_KUBECONFIG's.
@@ -99,7 +107,7 @@ if [ -n "${LAB_KUBECONFIG:-}" ]; then
 	KUBECONFIG=$LAB_KUBECONFIG
 	export KUBECONFIG
 	for n in lab-node-0 lab-node-1 lab-node-2; do
-		kubectl get node "$n" >/dev/null 2>&1 ||
+		kq get node "$n" ||
 			lab_die "LAB_KUBECONFIG's cluster has no node $n (the lab creates no base nodes in a cluster it did not start)"
 	done
 	step "cluster: $LAB_KUBECONFIG"
@@ -107,7 +115,7 @@ else
 	sandbox=${GPUDRV_SANDBOX_DIR:-$src/.sandbox}
 	step "cluster: the sandbox (sandbox/up.sh --lab; log in $sandbox/logs/up.log)"
 	mkdir -p "$sandbox/logs" 2>"$tmp/err" || lab_die "cannot create $sandbox/logs ($(sed -n '$s/.*: //p' "$tmp/err"))"
-	run sh "$src/sandbox/up.sh" --lab >/dev/null 2>"$sandbox/logs/up.log"
+	run_in /dev/null "$sandbox/logs/up.log" sh "$src/sandbox/up.sh" --lab
 	if [ "$rc" -ne 0 ]; then
 		tail -n 20 "$sandbox/logs/up.log" >&2
 		lab_die "the sandbox did not start"
@@ -181,7 +189,7 @@ add_row() {
 
 step "1. facts: namespace gpu-drv; driver, kernel and OS labels on lab-node-0..2"
 k create namespace gpu-drv >/dev/null
-wait_until "the default service account in gpu-drv" kubectl -n gpu-drv get serviceaccount default
+wait_until "the default service account in gpu-drv" kq -n gpu-drv get serviceaccount default
 facts() { # facts NODE MAJOR MINOR REV KERNEL OS-ID VERSION-ID
 	k label node "$1" --overwrite "$L_PRESENT=true" "$L_MAJOR=$2" "$L_MINOR=$3" "$L_REV=$4" \
 		"$L_KERNEL=$5" "$L_OSID=$6" "$L_OSVER=$7" >/dev/null
@@ -222,7 +230,7 @@ wait_until "cuda12-job Running" is_pod Running cuda12-job '{.status.phase}'
 k -n gpu-drv get pod cuda12-job -o jsonpath='{.spec.nodeName}' >"$tmp/where"
 [ "$(cat "$tmp/where")" = lab-node-0 ] || lab_die "cuda12-job runs on $(cat "$tmp/where"), not lab-node-0"
 # shellcheck disable=SC2317
-unsched() { [ "$(ns get pod cuda13-job -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].reason}')" = Unschedulable ]; }
+unsched() { is_pod Unschedulable cuda13-job '{.status.conditions[?(@.type=="PodScheduled")].reason}'; }
 wait_until "cuda13-job's PodScheduled=False/Unschedulable" unsched
 k -n gpu-drv get pod cuda13-job -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].message}' >"$tmp/cuda"
 echo >>"$tmp/cuda"
@@ -232,12 +240,18 @@ show "   cuda12-job Running on lab-node-0; cuda13-job Pending: $(cat "$out/cuda.
 step "6. the budget, not the driver, stops the upgrade"
 k apply -f "$home/k8s/trainer.yaml" -f "$home/k8s/pdb.yaml" >/dev/null
 # shellcheck disable=SC2317
-four_running() { [ "$(ns get pods -l app=trainer --field-selector=status.phase=Running -o name | wc -l)" -eq 4 ]; }
+four_running() {
+	kq -n gpu-drv get pods -l app=trainer --field-selector=status.phase=Running -o name &&
+		[ "$(printf '%s\n' "$kq" | grep -c .)" -eq 4 ]
+}
 wait_until "four trainer pods Running" four_running
 # shellcheck disable=SC2317
 pdb_settled() { # pdb_settled ALLOWED: status recomputed for the current spec
-	[ "$(ns get pdb trainer-pdb -o jsonpath='{.status.observedGeneration}/{.metadata.generation} {.status.currentHealthy} {.status.disruptionsAllowed}')" = \
-		"$(ns get pdb trainer-pdb -o jsonpath='{.metadata.generation}/{.metadata.generation}') 4 $1" ]
+	kq -n gpu-drv get pdb trainer-pdb \
+		-o jsonpath='{.status.observedGeneration} {.metadata.generation} {.status.currentHealthy} {.status.disruptionsAllowed}' || return
+	# shellcheck disable=SC2086 # four words
+	set -- "$1" $kq
+	[ "$#" -eq 5 ] && [ "$2" = "$3" ] && [ "$4" = 4 ] && [ "$5" = "$1" ]
 }
 wait_until "trainer-pdb status: 4 healthy, 0 disruptions allowed" pdb_settled 0
 k get pdb,pods -A -o json >"$tmp/pdb-pods.json"
@@ -245,8 +259,8 @@ run pdb-check lab-node-1 "$tmp/pdb-pods.json" >"$out/pdb-check.txt"
 [ "$rc" -eq 1 ] || lab_die "pdb-check says the drain would pass (exit $rc): $(cat "$out/pdb-check.txt")"
 show_sed 's/^/   pdb-check: /' "$out/pdb-check.txt"
 # Refused on purpose: its failure is the point, not an error of the lab.
-run kubectl drain lab-node-1 --ignore-daemonsets --delete-emptydir-data --timeout=20s \
-	>"$out/drain-blocked.txt" 2>&1
+run_in "$out/drain-blocked.txt" "$out/drain-blocked.txt" \
+	timeout 0 kubectl drain lab-node-1 --ignore-daemonsets --delete-emptydir-data --timeout=20s
 [ "$rc" -ne 0 ] || lab_die "the drain with minAvailable 4 passed; it must be refused"
 grep -q "disruption budget" "$out/drain-blocked.txt" ||
 	lab_die "the drain failed, but not by the disruption budget: $(tail -n 3 "$out/drain-blocked.txt")"
@@ -286,7 +300,7 @@ awk 'FILENAME == ARGV[1] { at[$0] = FNR; next }
 	lab_die "drv-upgrade.sh wrote states out of the operator's order: $(paste -sd ' ' "$tmp/written")"
 show "   states written: $(paste -sd ' ' "$tmp/written")"
 cp "$tmp/states" "$out/upgrade-states.txt"
-[ "$(jp node/lab-node-1 '{.metadata.labels.nvidia\.com/gpu-driver-upgrade-state}')" = "$S_DONE" ] ||
+is "$S_DONE" node/lab-node-1 '{.metadata.labels.nvidia\.com/gpu-driver-upgrade-state}' ||
 	k label node lab-node-1 --overwrite "$L_STATE=$S_DONE" >/dev/null
 run "$home/drv-audit.sh" >"$tmp/audit"
 [ "$rc" -le 1 ] || lab_die "the audit for the report could not tell (exit $rc)"

@@ -103,4 +103,19 @@ for sig in TERM INT HUP; do
 	t_err "says so, naming the step" "drv-lab.sh: 1. facts: interrupted by SIG$sig"
 	t_none_alive "no kubectl left running" kubectl.pids
 done
+# A look too (kubectl in a condition, not a step's change): stopped at
+# once, with its children.
+fault get/node/lab-node-0 hang
+rm -f "$STANDIN/hung" kubectl.pids
+t_bg "$L"
+t_until 20 test -e "$STANDIN/hung"
+t_ok $? "kubectl hangs looking at lab-node-0"
+t0=$(date +%s)
+kill -TERM "$t_pid"
+t_wait 10
+took=$(($(date +%s) - t0))
+t_rc 2 "drv-lab.sh stopped by SIGTERM while it looks"
+if [ "$took" -le 3 ]; then t_ok 0 "at once (${took}s)"; else t_ok 1 "at once (${took}s)"; fi
+t_err "says so, naming the step" "drv-lab.sh: cluster: interrupted by SIGTERM"
+t_none_alive "no kubectl left running" kubectl.pids
 t_done

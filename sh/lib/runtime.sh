@@ -154,6 +154,18 @@ run_bg() {
 	gpudrv_child=$!
 	gpudrv_wait
 }
+# run_to OUT ERR CMD...: run_bg with CMD's output in the file OUT, its
+# errors in ERR (ERR the same as OUT: both there).  The redirections are
+# CMD's alone: what the script says meanwhile (a signal's message) still
+# goes to its own standard error.
+run_to() {
+	gpudrv_o=$1
+	gpudrv_e=$2
+	shift 2
+	if [ "$gpudrv_e" = "$gpudrv_o" ]; then "$@" >"$gpudrv_o" 2>&1 & else "$@" >"$gpudrv_o" 2>"$gpudrv_e" & fi
+	gpudrv_child=$!
+	gpudrv_wait
+}
 
 # track_bg PID: a command the script started in the background beside the
 # one waited for (a reader of its output), stopped on the way out; wait_bg
@@ -265,16 +277,9 @@ gpudrv_bounded() {
 	--max-time) gpudrv_fv=$gpudrv_rq ;;
 	*) gpudrv_flag=$gpudrv_flag=${gpudrv_rq}s ;;
 	esac
-	if [ "$gpudrv_e" = "$gpudrv_o" ]; then
-		timeout -k 3 "$gpudrv_wd" "$gpudrv_prog" "$gpudrv_flag" ${gpudrv_fv:+"$gpudrv_fv"} "$@" \
-			>"$gpudrv_o" 2>&1 &
-	else
-		timeout -k 3 "$gpudrv_wd" "$gpudrv_prog" "$gpudrv_flag" ${gpudrv_fv:+"$gpudrv_fv"} "$@" \
-			>"$gpudrv_o" 2>"$gpudrv_e" &
-	fi
-	gpudrv_child=$!
 	gpudrv_st=0
-	gpudrv_wait || gpudrv_st=$?
+	run_to "$gpudrv_o" "$gpudrv_e" timeout -k 3 "$gpudrv_wd" "$gpudrv_prog" "$gpudrv_flag" \
+		${gpudrv_fv:+"$gpudrv_fv"} "$@" || gpudrv_st=$?
 	[ "$gpudrv_st" -ne 0 ] || return 0
 	[ "$(date +%s)" -ge "$gpudrv_end" ] || return "$gpudrv_st"
 	gpudrv_gave_up "$gpudrv_e" "$gpudrv_name" "$@"
