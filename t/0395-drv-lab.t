@@ -88,34 +88,26 @@ t_run "$L" extra
 t_rc 2 "an argument"
 t_err "prints the usage" "usage: drv-lab.sh"
 
-fault create/namespace/gpu-drv hang
-for sig in TERM INT HUP; do
+# stopped SIG STEP WHERE: drv-lab.sh, its kubectl hung WHERE, stopped by
+# SIG: at once, saying so with the step's name, no kubectl left running.
+stopped() {
 	rm -f "$STANDIN/hung" kubectl.pids
 	t_bg "$L"
 	t_until 20 test -e "$STANDIN/hung"
-	t_ok $? "kubectl hangs at step 1"
+	t_ok $? "kubectl hangs $3"
 	t0=$(date +%s)
-	kill "-$sig" "$t_pid"
+	kill "-$1" "$t_pid"
 	t_wait 10
 	took=$(($(date +%s) - t0))
-	t_rc 2 "drv-lab.sh stopped by SIG$sig"
+	t_rc 2 "drv-lab.sh stopped by SIG$1 ($3)"
 	if [ "$took" -le 3 ]; then t_ok 0 "at once (${took}s)"; else t_ok 1 "at once (${took}s)"; fi
-	t_err "says so, naming the step" "drv-lab.sh: 1. facts: interrupted by SIG$sig"
+	t_err "says so, naming the step" "drv-lab.sh: $2: interrupted by SIG$1"
 	t_none_alive "no kubectl left running" kubectl.pids
-done
-# A look too (kubectl in a condition, not a step's change): stopped at
-# once, with its children.
+}
+fault create/namespace/gpu-drv hang
+for sig in TERM INT HUP; do stopped "$sig" "1. facts" "at step 1"; done
+# A look too (kubectl in a condition, not a change): before, the signal
+# waited for kubectl, and its child stayed.
 fault get/node/lab-node-0 hang
-rm -f "$STANDIN/hung" kubectl.pids
-t_bg "$L"
-t_until 20 test -e "$STANDIN/hung"
-t_ok $? "kubectl hangs looking at lab-node-0"
-t0=$(date +%s)
-kill -TERM "$t_pid"
-t_wait 10
-took=$(($(date +%s) - t0))
-t_rc 2 "drv-lab.sh stopped by SIGTERM while it looks"
-if [ "$took" -le 3 ]; then t_ok 0 "at once (${took}s)"; else t_ok 1 "at once (${took}s)"; fi
-t_err "says so, naming the step" "drv-lab.sh: cluster: interrupted by SIGTERM"
-t_none_alive "no kubectl left running" kubectl.pids
+stopped TERM cluster "looking at lab-node-0"
 t_done
