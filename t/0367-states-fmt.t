@@ -41,6 +41,16 @@ t_grep "no driver pod is none" out '^n-pod .* driver-pod waits for a driver pod 
 printf '' | t_run states-fmt -j
 t_out "no records: an empty array" "[" "]"
 
+# A node done (or never upgraded), schedulable, whose image the audit
+# found missing: its next driver pod could not pull it.
+printf 'n-done MISSING 550-5.15.0-2-generic-ubuntu22.04\nn-none MISSING 550-5.15.0-2-generic-ubuntu22.04\n' >miss.audit
+printf 'n-%s 550-5.15.0-2-generic-ubuntu22.04 550.90.07 %s - schedulable ready - - - u\n' done upgrade-done none - >miss.rec
+t_run states-fmt -n 1764790000 -a miss.audit miss.rec
+t_rc 0 "a node done and a node never upgraded, their image missing"
+t_out "each waits for its image" \
+	"n-done upgrade-done schedulable 550-5.15.0-2-generic-ubuntu22.04 MISSING - image its driver image 550-5.15.0-2-generic-ubuntu22.04 does not exist: its next driver pod cannot pull it; fix: build and push 550-5.15.0-2-generic-ubuntu22.04 before the node restarts its driver" \
+	"n-none - schedulable 550-5.15.0-2-generic-ubuntu22.04 MISSING - image its driver image 550-5.15.0-2-generic-ubuntu22.04 does not exist: its next driver pod cannot pull it; fix: build and push 550-5.15.0-2-generic-ubuntu22.04 before the node restarts its driver"
+
 # An age to the second, the minute, the hour and the day.
 for a in 59:59s 61:1m1s 3601:1h0m 90061:1d1h; do
 	printf 'n 550-5.15.0-1-generic-ubuntu22.04 535.1.1 upgrade-required - schedulable ready - %s:label - u\n' \
