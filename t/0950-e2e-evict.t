@@ -508,7 +508,7 @@ ev_diag() {
 		fi
 		echo "--- comparison:"
 		cat "$P/$2.cmp"
-	} | t_diag | tee -a "$e2e_dir/logs/evict-disagreements.log" >&2
+	} | tee -a "$e2e_dir/logs/evict-disagreements.log" | t_diag
 }
 
 # ev_cordon true|false: (un)cordons the drained nodes of $SIDS as kubectl
@@ -583,7 +583,7 @@ for seed in $SEEDS; do
 	# Coverage: every feature the rules need, in this seed's scenarios.
 	for s in $SIDS; do sed -n 's/^feature //p' "$G/$s.plan" | sort -u; done | grep -v '^forced:' |
 		sort | uniq -c | awk '{ print $2 "=" $1 }' >"$G/coverage"
-	{ printf 'scenarios with each feature: '; tr '\n' ' ' <"$G/coverage"; echo; } | fold -s -w 150 | t_diag
+	{ printf 'scenarios with each feature: '; tr '\n' ' ' <"$G/coverage"; echo; } | fold -s -w 150 | t_note
 	if [ "$NSCN" -ge 18 ]; then
 		missing=
 		for f in kind-dep kind-rs kind-bare ds lookalike two-budgets group-budgets-0 group-budgets-1 \
@@ -646,13 +646,13 @@ for seed in $SEEDS; do
 		ev_snapshot dry 1 $pending || e2e_bail "seed $seed: cannot list the budgets and pods"
 		pending=$ev_changed
 		[ -n "$pending" ] || break
-		echo "seed $seed: changed during the dry-runs (attempt $attempt), again: $pending" | t_diag
+		echo "seed $seed: changed during the dry-runs (attempt $attempt), again: $pending" | t_note
 		# shellcheck disable=SC2086 # one argument per scenario
 		ev_wait 60 quiet 5 $pending || :
 	done
 	ev_verdicts dry ev_cmp_dry "dry-run evictions agree" "$seed"
 	tr ' ' '\n' <"$G/outcomes" | awk -F= 'NF == 2 { n[$1] += $2 } END { for (k in n) printf "%s=%d ", k, n[k]; printf "\n" }' |
-		sed 's/^/pods compared, by pdb-check verdict: /' | t_diag
+		sed 's/^/pods compared, by pdb-check verdict: /' | t_note
 	ev_lap dry-runs
 
 	# 2. Real evictions on the cordoned nodes, after a fresh snapshot.
@@ -664,7 +664,7 @@ for seed in $SEEDS; do
 		ev_snapshot real 0 $pending || e2e_bail "seed $seed: cannot list the budgets and pods"
 		pending=$ev_changed
 		[ -n "$pending" ] || break
-		echo "seed $seed: changed before the real evictions (attempt $attempt), again: $pending" | t_diag
+		echo "seed $seed: changed before the real evictions (attempt $attempt), again: $pending" | t_note
 		# shellcheck disable=SC2086 # one argument per scenario
 		ev_wait 60 quiet 5 $pending || :
 	done
@@ -708,7 +708,7 @@ for seed in $SEEDS; do
 	ev_reset
 	t_ok $? "seed $seed: its workloads, budgets and pods deleted"
 	ev_lap delete
-	echo "seed $seed: $(($(date +%s) - ts))s:${laps%,}" | t_diag
+	echo "seed $seed: $(($(date +%s) - ts))s:${laps%,}" | t_note
 done
-echo "$total_scn scenarios with dry-runs ($total_pods pods compared) and $total_real with real evictions over seeds $SEEDS, $total_bad disagreeing; $(($(date +%s) - t0))s" | t_diag
+echo "$total_scn scenarios with dry-runs ($total_pods pods compared) and $total_real with real evictions over seeds $SEEDS, $total_bad disagreeing; $(($(date +%s) - t0))s" | t_note
 t_done

@@ -145,7 +145,7 @@ while IFS= read -r ref; do
 		"docker://$M/$cp/driver:${ref##*:}" >/dev/null 2>>copy.err && copied=$((copied + 1))
 done <images.txt
 t_is "skopeo copy takes each line of -o images as it is" "$copied" 3
-t_diag <copy.err
+[ "$copied" = 3 ] || t_diag <copy.err
 t_run drv-audit.sh -t -r "$M/$cp/driver" -I
 t_rc 0 "the mirror audited: OK"
 t_out "OK" OK

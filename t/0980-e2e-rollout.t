@@ -253,6 +253,7 @@ t_cmp "the nodes the plan skipped are untouched" plan.skipped final.untouched
 # says so), and no two of ro-01..04 were draining at once.
 t_run grep -l "violate the pod's disruption budget" logs/*.log
 t_out "no eviction refused for a budget, in any node's log"
+[ ! -s out ] || for f in $(cat out) run1.out run2.out run3.out; do echo "$f:" && cat "$f"; done | t_diag
 ls logs/*.log >/dev/null 2>&1
 t_ok $? "(the logs are there: -o)"
 cat run1.out run2.out run3.out >runs.out

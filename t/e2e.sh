@@ -62,6 +62,12 @@ e2e_setup() {
 }
 
 e2e_reset_lab() {
+	# A test stopped while a holder held (e2e_holder) left its finalizer,
+	# which the namespace's deletion would wait for: it goes first.
+	for e2e_p in $(kubectl -n gpu-drv get pods -l app=holder -o name 2>/dev/null); do
+		kubectl -n gpu-drv patch "$e2e_p" --type=json \
+			-p '[{"op":"remove","path":"/metadata/finalizers"}]' >/dev/null 2>&1 || :
+	done
 	kubectl delete namespace gpu-drv --ignore-not-found --wait=true --timeout=90s >/dev/null ||
 		{ echo "# e2e_reset_lab: namespace gpu-drv not gone after 90s" && return 1; }
 	for n in $(kubectl get nodes -o name | sed 's|^node/||'); do

@@ -64,7 +64,14 @@ t_skip() {
 	echo "ok $t_n # SKIP $1"
 }
 
+# t_diag: stdin as TAP comments, on stderr (as Test::More's diag), so that
+# prove shows why a check failed without -v (CI runs it so).
 t_diag() {
+	sed 's/^/# /' >&2
+}
+# t_note: stdin as TAP comments on stdout (Test::More's note): what a run
+# found, shown by prove -v only.
+t_note() {
 	sed 's/^/# /'
 }
 
