@@ -382,12 +382,15 @@ set_state "$first_state" "" "$(ann "$initial_note" "$ours_note")" '"unschedulabl
 [ "$r_cordon" = cordoned ] || on_fail "the cordon did not take: the API left the node schedulable" 2
 cordoned=1
 # The jobs the policy names waited for; then the pods it removes, judged
-# again on the node as it is, in the removal's state (sh/lib/removal.sh).
+# again on the node as it is (pods came until the cordon took), in the
+# removal's state (sh/lib/removal.sh).
 if [ -n "$wait_sel" ]; then
 	wait_jobs
-	judge_again
-	set_state "$removal_state" || on_fail "the API refused a label" 2
+	judge_again "after the wait"
+else
+	judge_again "after the cordon"
 fi
+[ "$removal_state" = "$first_state" ] || set_state "$removal_state" || on_fail "the API refused a label" 2
 remove_pods
 phase=drained
 

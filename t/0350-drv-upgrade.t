@@ -141,10 +141,11 @@ t_is "loads the driver (the lab's labels) with validation-required" \
 t_is "uncordons the node it cordoned with upgrade-done, its record gone" \
 	"$(writes '"annotations":{"nvidia.com/gpu-driver-upgrade.node-initial-state.unschedulable":null,"gpudrv/cordoned":null}},"spec":{"unschedulable":null}}')" 1
 t_run trail
-t_out "the node, the operator's objects, the budgets and its pods, three writes each with its Event and the drain, the audit" \
+t_out "the node, the operator's objects, the budgets and its pods (again after the cordon), three writes each with its Event and the drain, the audit" \
 	"get --raw /api/v1/nodes/lab-node-1" "$O1" "$O2" "$O3" "get --raw /apis/policy/v1/poddisruptionbudgets" \
 	"get --raw /api/v1/pods?fieldSelector=spec.nodeName%3Dlab-node-1" \
 	"patch node lab-node-1 --type=merge --field-manager=gpudrv" "$EVENT" \
+	"get --raw /apis/policy/v1/poddisruptionbudgets" "get --raw /api/v1/pods?fieldSelector=spec.nodeName%3Dlab-node-1" \
 	"drain lab-node-1 $DRAIN" \
 	"patch node lab-node-1 --type=merge --field-manager=gpudrv" "$EVENT" \
 	"patch node lab-node-1 --type=merge --field-manager=gpudrv" "$EVENT" \
@@ -256,6 +257,29 @@ t_grep "says when" err "^drv-upgrade.sh: lab-node-1: after the wait, the removal
 t_grep "the node back in service, as nothing was removed" err "^drv-upgrade.sh: lab-node-1: now: unschedulable= state=upgrade-failed$"
 t_is "the budgets and pods read twice: before the cordon, after the wait" "$(cat pdb.calls)" 2
 t_is "no drain was started" "$(calls 'drain ')" 0
+
+# After the cordon the pods are judged again, as they are then (an evicted
+# pod's replacement may have come before the cordon took): a budget that
+# leaves no room then is waited for, a look every 5 s, before any eviction
+# (none refused), and the wait counts in the drain's timeout.
+fresh
+FAKE_PDB=$DATA/pdb-lab-ok.json FAKE_PDB_AFTER="$DATA/pdb-lab.json $DATA/pdb-lab-ok.json" t_run up lab-node-1 550.90.07
+t_rc 0 "a budget without room after the cordon, then with room"
+t_grep "says what it waits for" err "^drv-upgrade.sh: lab-node-1: after the cordon, the budgets leave no room for the removal of its pods: gpu-drv/trainer-pdb BLOCKS .*; waiting for headroom$"
+t_grep "and when it has room" err "^drv-upgrade.sh: lab-node-1: the budgets leave room, after [5-7]s$"
+t_is "three looks: before the cordon, after it, 5 s later" "$(cat pdb.calls)" 3
+t_is "then one drain, its timeout less the wait" "$(calls 'drain lab-node-1 .*--timeout=29[3-5]s ')" 1
+t_states "the states of a whole upgrade" drain-required validation-required upgrade-done
+# No room within the drain's timeout: the drain fails as it would have, but
+# without one eviction tried; the node back in service.
+fresh
+FAKE_PDB=$DATA/pdb-lab-ok.json FAKE_PDB_AFTER=$DATA/pdb-lab.json t_run up -t 7 lab-node-1 550.90.07
+t_rc 1 "a budget without room after the cordon, for longer than -t 7"
+t_grep "names the budget on stdout" out "^gpu-drv/trainer-pdb BLOCKS "
+t_grep "says why it failed" err "^drv-upgrade.sh: lab-node-1: the budgets left no room for the drain after [5-7]s (drain.timeoutSeconds 7): gpu-drv/trainer-pdb BLOCKS "
+t_is "no drain" "$(calls 'drain ')" 0
+t_run t_fake_state
+t_out "the node back in service, upgrade-failed" "unschedulable= state=upgrade-failed"
 
 # No pod selected: the state is passed at once.
 fresh
@@ -379,18 +403,20 @@ t_out "the node is as it was" "unschedulable= state="
 rm "$STANDIN/$P.fault"
 
 # -b: the budgets and the node's pods as the caller just read them
-# (drv-rollout.sh's): judged as read, not asked for again.
+# (drv-rollout.sh's): judged as read, not asked for again before the
+# cordon (after it, they are: pods came until it took).
 fresh
 cat "$DATA/pdb-lab-ok.json" >read.json
 printf '{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[]}\n' >>read.json
 printf '{"kind":"ClusterPolicyList","apiVersion":"nvidia.com/v1","items":[]}\n' >objects.json
-t_run up -N -b read.json -O objects.json lab-node-1 550.90.07
+FAKE_PDB=$DATA/pdb-lab-ok.json t_run up -N -b read.json -O objects.json lab-node-1 550.90.07
 t_rc 0 "-b -O: a whole upgrade"
 t_out "-b: the result" "$OUT_DONE"
-t_is "-b -O: neither the budgets, the pods nor the operator's objects are read" "$(calls 'get --raw /api')" 1
+t_is "-b -O: the operator's objects are not read, the budgets and pods only after the cordon" "$(calls 'get --raw /api')" 3
 t_run trail
-t_out "-b -O -N: the node, three writes and their Events, the drain" "get --raw /api/v1/nodes/lab-node-1" \
+t_out "-b -O -N: the node, three writes and their Events, the budgets and pods after the cordon, the drain" "get --raw /api/v1/nodes/lab-node-1" \
 	"patch node lab-node-1 --type=merge --field-manager=gpudrv" "$EVENT" \
+	"get --raw /apis/policy/v1/poddisruptionbudgets" "get --raw /api/v1/pods?fieldSelector=spec.nodeName%3Dlab-node-1" \
 	"drain lab-node-1 $DRAIN" \
 	"patch node lab-node-1 --type=merge --field-manager=gpudrv" "$EVENT" \
 	"patch node lab-node-1 --type=merge --field-manager=gpudrv" "$EVENT"

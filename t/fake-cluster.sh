@@ -76,10 +76,16 @@ case $* in
 	exit 1
 	;;
 "get --raw /apis/policy/v1/poddisruptionbudgets")
-	# FAKE_PDB_AFTER: the budgets and pods from the second look on.
+	# FAKE_PDB_AFTER: the budgets and pods of the second look, the third...,
+	# a file each (the last for every look after).
 	if [ -n "${FAKE_PDB_AFTER:-}" ]; then
 		count pdb.calls
-		[ "$k" = 1 ] || FAKE_PDB=$FAKE_PDB_AFTER
+		i=1
+		for f in $FAKE_PDB_AFTER; do
+			[ "$i" -lt "$k" ] || break
+			FAKE_PDB=$f
+			i=$((i + 1))
+		done
 	fi
 	cat "$FAKE_PDB"
 	;;

@@ -1,14 +1,15 @@
 # removal.sh: drv-upgrade.sh's removal of the node's pods, as the
 # cluster's upgradePolicy says: the budgets and pods judged by pdb-check -y
 # (waited for up to -w before the node is touched, judged again after the
-# wait for jobs), the wait for the jobs waitForCompletion names, and the pod
+# cordon and the wait for jobs, waited for there within the removal's
+# timeout), the wait for the jobs waitForCompletion names, and the pod
 # deletion's evictions or kubectl drain, with their waits (POSIX sh;
 # sourced by drv-upgrade.sh only, after runtime.sh, api.sh and state.sh).
 # It reads the caller's $tmp, $node, $pods_on_node, $budgets_read,
 # $budget_wait, $pdb_check, $drain_log, $wait_sel, $wait_timeout and the
 # policy ($pd_timeout, $dr_enable, $dr_sel, $dr_timeout, $dr_force,
 # $dr_emptydir); it sets $pc, $method, $removal_state, $nremove, $njobs,
-# $jobs_named and $why, and writes $tmp/pdb, $tmp/remove and $tmp/drain.out.
+# $jobs_named, $ja_spent and $why, and writes $tmp/pdb, $tmp/remove and $tmp/drain.out.
 # shellcheck shell=sh disable=SC2154,SC2034 # the caller's variables, set or read here
 
 # running_jobs: into $tmp/jobs, pdb-check -p's line of each pod on the node that
@@ -121,19 +122,46 @@ wait_jobs() {
 			on_fail "the run's deadline came ($gpudrv_why) while $njobs pod(s) matching '$wait_sel' still ran, after $(($(date +%s) - t0))s: $jobs_named" 2
 	done
 }
-# judge_again: after wait_jobs, the removal judged on the node as it is.
+# judge_again WHEN: after the cordon (WHEN: "after the cordon", or "after
+# the wait" for jobs), the removal judged again on the node as it is.
 judge_again() {
-	# The node's pods moved on while they ran (some ended, some came
-	# through the cordon): what the policy removes is judged again, on the
-	# node as it is now, as the operator lists the pods at its removal.  A
-	# budget that refuses now is waited for by the removal's own timeout; a
-	# pod the policy does not let go stops the run here.
-	get_budget_pods "$tmp/pp" "$pods_on_node" || on_fail "the budgets and the node's pods cannot be read again after the wait" 2
-	judge
-	[ "$pc" -le 1 ] || on_fail "pdb-check cannot judge the node's pods after the wait (exit $pc)" 2
-	if [ "$pc" = 1 ] && grep -q -v ' BLOCKS ' "$tmp/pdb.why"; then
-		emit "$tmp/pdb.why" 1
-		on_fail "after the wait, the removal of its pods would be refused: $(grep -v ' BLOCKS ' "$tmp/pdb.why" | head -n 1 | cut -c1-200)" 1
+	# Pods came through until the cordon took (an evicted pod's replacement
+	# lands on any node still schedulable), and while the jobs ran some
+	# ended: what the policy removes is judged on the node as it is now, as
+	# the operator lists the pods at its removal.  A pod the policy does not
+	# let go stops the run here.  A budget that leaves no room is waited for
+	# here, a look every 5 s, rather than refused eviction by eviction: the
+	# wait is the removal's (its timeout counts it, $ja_spent; 0: the
+	# run's deadline).  A drain that never gets room fails when its
+	# timeout would; a pod deletion goes on, to fail as the operator's does.
+	ja_t0=$(date +%s)
+	ja_said=0
+	ja_spent=0
+	case $method in drain) ja_limit=$dr_timeout ;; pod-deletion) ja_limit=$pd_timeout ;; *) ja_limit=0 ;; esac
+	while :; do
+		get_budget_pods "$tmp/pp" "$pods_on_node" || on_fail "the budgets and the node's pods cannot be read again $1" 2
+		judge
+		[ "$pc" -le 1 ] || on_fail "pdb-check cannot judge the node's pods $1 (exit $pc)" 2
+		ja_spent=$(($(date +%s) - ja_t0))
+		[ "$pc" = 1 ] || break
+		if grep -q -v ' BLOCKS ' "$tmp/pdb.why"; then
+			emit "$tmp/pdb.why" 1
+			on_fail "$1, the removal of its pods would be refused: $(grep -v ' BLOCKS ' "$tmp/pdb.why" | head -n 1 | cut -c1-200)" 1
+		fi
+		[ "$ja_said" = 1 ] || say "$node: $1, the budgets leave no room for the removal of its pods: $(head -n 1 "$tmp/pdb.why" | cut -c1-200); waiting for headroom"
+		ja_said=1
+		if [ "$ja_limit" -gt 0 ] && [ $((ja_spent + 5)) -gt "$ja_limit" ]; then
+			[ "$method" = drain ] || break
+			emit "$tmp/pdb.why" 1
+			on_fail "the budgets left no room for the drain after ${ja_spent}s (drain.timeoutSeconds $dr_timeout): $(head -n 1 "$tmp/pdb.why" | cut -c1-200)" 1
+		fi
+		nap 5
+		[ "$(time_left)" -gt 1 ] || on_fail "the run's deadline came ($gpudrv_why) while the budgets left no room for the removal, after $(($(date +%s) - ja_t0))s" 2
+	done
+	if [ "$ja_said" = 0 ]; then
+		ja_spent=0
+	elif [ "$pc" = 0 ]; then
+		say "$node: the budgets leave room, after ${ja_spent}s"
 	fi
 	take_removal
 }
@@ -152,7 +180,7 @@ log_removal() {
 # with $why when they did not all go (refused, or too slow), 2 when it
 # cannot tell (an eviction that failed otherwise, a list not read whole).
 evict() {
-	ev_t0=$(date +%s)
+	ev_t0=$(($(date +%s) - ja_spent))
 	cp "$tmp/remove" "$tmp/evict.todo"
 	while [ -s "$tmp/evict.todo" ]; do
 		: >"$tmp/evict.again"
@@ -205,7 +233,10 @@ evict() {
 # the operator's skip), force and deleteEmptyDir as the policy says, its
 # timeout (0: none but the run's).
 drain() {
-	set -- --ignore-daemonsets "--pod-selector=$dr_sel" "--timeout=${dr_timeout}s"
+	dr_left=$dr_timeout
+	[ "$dr_timeout" = 0 ] || dr_left=$((dr_timeout - ja_spent))
+	[ "$dr_left" -ge 1 ] || [ "$dr_timeout" = 0 ] || dr_left=1
+	set -- --ignore-daemonsets "--pod-selector=$dr_sel" "--timeout=${dr_left}s"
 	[ "$dr_emptydir" = false ] || set -- "$@" --delete-emptydir-data
 	[ "$dr_force" = false ] || set -- "$@" --force
 	say "$node: kubectl drain $*"
@@ -237,6 +268,7 @@ remove_pods() {
 			[ "$dr_enable" = true ] || on_fail "the pod deletion failed: $why" 1
 			say "$node: the pod deletion failed: $why; drain.enable is true: the node is drained, as the GPU Operator does"
 			set_state "$S_DRAIN" || on_fail "the API refused a label" 2
+			ja_spent=0
 			drain
 		fi
 		;;
