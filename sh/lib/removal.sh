@@ -9,7 +9,8 @@
 # $budget_wait, $pdb_check, $drain_log, $wait_sel, $wait_timeout and the
 # policy ($pd_timeout, $dr_enable, $dr_sel, $dr_timeout, $dr_force,
 # $dr_emptydir); it sets $pc, $method, $removal_state, $nremove, $njobs,
-# $jobs_named, $ja_spent and $why, and writes $tmp/pdb, $tmp/remove and $tmp/drain.out.
+# $jobs_named, $ja_spent and $why, and writes $tmp/pdb, $tmp/remove and
+# $tmp/drain.out.
 # shellcheck shell=sh disable=SC2154,SC2034 # the caller's variables, set or read here
 
 # running_jobs: into $tmp/jobs, pdb-check -p's line of each pod on the node that
@@ -134,22 +135,24 @@ judge_again() {
 	# wait is the removal's (its timeout counts it, $ja_spent; 0: the
 	# run's deadline).  A drain that never gets room fails when its
 	# timeout would; a pod deletion goes on, to fail as the operator's does.
-	ja_t0=$(date +%s)
-	ja_said=0
+	ja_t0=
 	ja_spent=0
 	case $method in drain) ja_limit=$dr_timeout ;; pod-deletion) ja_limit=$pd_timeout ;; *) ja_limit=0 ;; esac
 	while :; do
 		get_budget_pods "$tmp/pp" "$pods_on_node" || on_fail "the budgets and the node's pods cannot be read again $1" 2
 		judge
 		[ "$pc" -le 1 ] || on_fail "pdb-check cannot judge the node's pods $1 (exit $pc)" 2
-		ja_spent=$(($(date +%s) - ja_t0))
+		# (the wait, and its clock, start at the first look without room)
+		[ -z "$ja_t0" ] || ja_spent=$(($(date +%s) - ja_t0))
 		[ "$pc" = 1 ] || break
 		if grep -q -v ' BLOCKS ' "$tmp/pdb.why"; then
 			emit "$tmp/pdb.why" 1
 			on_fail "$1, the removal of its pods would be refused: $(grep -v ' BLOCKS ' "$tmp/pdb.why" | head -n 1 | cut -c1-200)" 1
 		fi
-		[ "$ja_said" = 1 ] || say "$node: $1, the budgets leave no room for the removal of its pods: $(head -n 1 "$tmp/pdb.why" | cut -c1-200); waiting for headroom"
-		ja_said=1
+		if [ -z "$ja_t0" ]; then
+			ja_t0=$(date +%s)
+			say "$node: $1, the budgets leave no room for the removal of its pods: $(head -n 1 "$tmp/pdb.why" | cut -c1-200); waiting for headroom"
+		fi
 		if [ "$ja_limit" -gt 0 ] && [ $((ja_spent + 5)) -gt "$ja_limit" ]; then
 			[ "$method" = drain ] || break
 			emit "$tmp/pdb.why" 1
@@ -158,11 +161,7 @@ judge_again() {
 		nap 5
 		[ "$(time_left)" -gt 1 ] || on_fail "the run's deadline came ($gpudrv_why) while the budgets left no room for the removal, after $(($(date +%s) - ja_t0))s" 2
 	done
-	if [ "$ja_said" = 0 ]; then
-		ja_spent=0
-	elif [ "$pc" = 0 ]; then
-		say "$node: the budgets leave room, after ${ja_spent}s"
-	fi
+	[ -z "$ja_t0" ] || [ "$pc" != 0 ] || say "$node: the budgets leave room, after ${ja_spent}s"
 	take_removal
 }
 # The removal's words go to stderr as they come, indented, and to a file
