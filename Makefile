@@ -97,22 +97,28 @@ UNIT  = $(call slow_first,$(filter-out $(E2E),$(sort $(wildcard t/*.t))))
 # report follows.  The two at once take the time of the longer, not of
 # both.  (Two at once beside them, or the sanitizers' runs, load this
 # 2-core machine so that the tests that time a wait fail: HACKING.md, CI.)
+# What failed, and why (the failed checks' diagnostics), comes last, so
+# that a log's tail says it.
 # A sandbox that check started is stopped again, on a signal too; a
 # running one is reused.
 check:
 	@sh .ci/deps test
 	@$(MAKE) -s all
 	@if sh sandbox/status.sh >/dev/null 2>&1; then up=1; else up=0; fi; \
-	log=$$(mktemp "$${TMPDIR:-/tmp}/gpudrv-check.XXXXXX") || exit 2; \
+	logs=$$(mktemp -d "$${TMPDIR:-/tmp}/gpudrv-check.XXXXXX") || exit 2; \
 	jobs=1; [ "$${GPUDRV_E2E:-1}" != 0 ] || jobs=$(JOBS); \
-	rc=0; setsid nice prove -j$$jobs $(PROVE_FLAGS) $(UNIT) >"$$log" 2>&1 & unit=$$!; \
-	trap 'kill -TERM -$$unit 2>/dev/null; wait $$unit; rm -f "$$log"; \
+	setsid nice prove -j$$jobs $(PROVE_FLAGS) $(UNIT) >"$$logs/other" 2>&1 & unit=$$!; \
+	trap 'kill -TERM -$$unit 2>/dev/null; wait $$unit; rm -rf "$$logs"; \
 		if [ $$up = 0 ]; then sh sandbox/down.sh >/dev/null 2>&1; fi; exit 130' HUP INT TERM; \
-	prove $(PROVE_FLAGS) $(E2E) || rc=$$?; \
-	wait $$unit || rc=$$?; \
-	echo "== the tests beside them:"; cat "$$log"; rm -f "$$log"; \
+	{ prove $(PROVE_FLAGS) $(E2E) 2>&1; echo $$? >"$$logs/rc"; } | tee "$$logs/end-to-end"; \
+	erc=$$(cat "$$logs/rc") || erc=2; urc=0; wait $$unit || urc=$$?; \
+	echo "== the tests beside them:"; cat "$$logs/other"; \
+	said() { [ "$$2" = 0 ] || { echo "== the $$1 tests failed (exit $$2); what they said, and prove's summary:"; \
+		grep -v -e '^ok ' -e '\.\. ok' -e '^All tests' -e '^Files=' -e '^Result:' "$$logs/$$1" | tail -n 20; }; }; \
+	said end-to-end $$erc; said other $$urc; \
+	rm -rf "$$logs"; \
 	if [ $$up = 0 ]; then sh sandbox/down.sh >/dev/null 2>&1 || :; fi; \
-	exit $$rc
+	[ $$erc = 0 ] && [ $$urc = 0 ]
 
 # The suite again with every binary built under AddressSanitizer and
 # UndefinedBehaviorSanitizer, in a separate build tree (bin stays as it is),
