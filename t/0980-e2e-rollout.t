@@ -204,6 +204,13 @@ k=$(grep -c . killed)
 while read -r n _; do
 	t_run awk -v n="$n" -v k="$k" '$1 == "start" && $3 == n && $2 <= k { print "first" }' run2.out
 	t_out "it resumes $n among its first $k starts" first
+	grep -qx first out || {
+		# (why not: what the kill left, what the rerun did, and web's pods now)
+		echo "killed:"; cat killed
+		echo "run2.out:"; head -n 12 run2.out
+		echo "run2.err, of $n:"; grep "$n" run2.err | head -n 8
+		echo "web:"; ns get pods -l app=web -o wide --no-headers; ns get pdb web --no-headers
+	} 2>&1 | t_diag
 done <killed
 t_grep "ro-20 ends upgrade-failed" run2.out "^ro-20 upgrade-failed$"
 t_grep "says where ro-20 stands" run2.err "^drv-rollout.sh: ro-20 is CORDONED and $S=upgrade-failed"

@@ -22,7 +22,8 @@ BIN=${GPUDRV_BIN:-$ROOT/bin}
 PATH=$BIN:$PATH
 export PATH
 SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/gpudrv-t.XXXXXX") || exit 1
-trap 'rm -rf "$SCRATCH"' EXIT
+# T_KEEP=1: the scratch directory kept, and named on stderr, for a look after.
+trap 'if [ "${T_KEEP:-0}" = 1 ]; then echo "# kept: $SCRATCH" >&2; else rm -rf "$SCRATCH"; fi' EXIT
 trap 'exit 130' INT TERM
 cd "$SCRATCH" || exit 1
 
