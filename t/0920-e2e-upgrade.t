@@ -249,7 +249,7 @@ old=$(driver_pod)
 
 t_run "$U" $T_DRAIN -g 4 -t 30 lab-node-2 550.127.05
 t_rc 2 "real mode with no gpu-feature-discovery to report the new driver"
-t_grep "says what the node reports after the wait" err "lab-node-2: gpu-feature-discovery reports driver '550.90.07', not 550.127.05, after 4s"
+t_grep "says what the node reports after the wait" err "lab-node-2: gpu-feature-discovery reports driver '550.90.07', not 550.127.05, after [4-6]s"
 t_grep "says the node is left cordoned and drained, in upgrade-failed" err \
 	"lab-node-2: the node is CORDONED and its pods removed; nvidia.com/gpu-driver-upgrade-state=upgrade-failed"
 t_grep "and how to return it to service" err "to return it to service as it is: kubectl uncordon lab-node-2"

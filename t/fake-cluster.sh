@@ -58,6 +58,14 @@ node() {
 	} >"$F/fake/node.sed"
 	sed -f "$F/fake/node.sed" "$FAKE_NODE"
 }
+# up: the new driver (./fake/restarted) taken up, as gpu-feature-discovery
+# relabels the node, FAKE_DRIVER_DELAY seconds (default 0) after its pod's
+# deletion.
+up() {
+	[ -f "$F/fake/restarted" ] || return 0
+	[ "$(date +%s)" -ge $(($(cat "$F/fake/restarted.at") + ${FAKE_DRIVER_DELAY:-0})) ] || return 0
+	mv "$F/fake/restarted" "$F/fake/driver"
+}
 # count NAME: the calls counted in ./NAME, this one too, in $k.
 count() {
 	k=0
@@ -67,8 +75,45 @@ count() {
 }
 case $* in
 "get --raw /api/v1/nodes/$n")
-	[ ! -f "$F/fake/restarted" ] || mv "$F/fake/restarted" "$F/fake/driver"
+	up
 	node
+	;;
+"get --raw /api/v1/nodes?fieldSelector=metadata.name%3D$n&watch=1&timeoutSeconds="*)
+	# A watch of the node: the node as it is (ADDED), then the node again
+	# (MODIFIED) whenever ./fake changes, until timeoutSeconds.  FAKE_WATCH:
+	# "end", each watch ends after its first event (a server that closes
+	# it early); "fail", the first watch fails; "forbidden", RBAC refuses
+	# every watch.
+	case ${FAKE_WATCH:-} in
+	forbidden)
+		echo 'Error from server (Forbidden): nodes is forbidden: User "system:serviceaccount:gpudrv:upgrader" cannot watch resource "nodes" in API group "" at the cluster scope' >&2
+		exit 1
+		;;
+	fail)
+		if ! [ -e "$F/fake/watch.failed" ]; then
+			: >"$F/fake/watch.failed"
+			echo 'The connection to the server 127.0.0.1:6443 was refused - did you specify the right host or port?' >&2
+			exit 1
+		fi
+		;;
+	esac
+	t=${*##*timeoutSeconds=}
+	end=$(($(date +%s) + t))
+	ev=ADDED
+	: >"$F/fake/watched"
+	while :; do
+		up
+		node >"$F/fake/watch.now"
+		if ! cmp -s "$F/fake/watch.now" "$F/fake/watched"; then
+			printf '{"type":"%s","object":' "$ev"
+			cat "$F/fake/watch.now"
+			echo '}'
+			mv "$F/fake/watch.now" "$F/fake/watched"
+		fi
+		ev=MODIFIED
+		[ "$(date +%s)" -lt "$end" ] && [ "${FAKE_WATCH:-}" != end ] || exit 0
+		sleep 0.2
+	done
 	;;
 "get --raw /api/v1/nodes?"*) cat "$FAKE_NODES" ;;
 "get --raw /api/v1/nodes/"*)
@@ -164,8 +209,11 @@ case $* in
 "drain $n "*) echo "node/$n already cordoned" && echo "node/$n drained" ;;
 "delete pod "*)
 	# FAKE_NEW_DRIVER: the driver the node reports once its pod restarted
-	# (from the next GET of the node, as gpu-feature-discovery relabels it).
-	[ -z "${FAKE_NEW_DRIVER:-}" ] || echo "$FAKE_NEW_DRIVER" >"$F/fake/restarted"
+	# (up: from the next look at the node, or FAKE_DRIVER_DELAY s later).
+	if [ -n "${FAKE_NEW_DRIVER:-}" ]; then
+		date +%s >"$F/fake/restarted.at"
+		echo "$FAKE_NEW_DRIVER" >"$F/fake/restarted"
+	fi
 	echo 'pod "nvidia-driver-daemonset-x" deleted'
 	;;
 *)

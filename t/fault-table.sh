@@ -9,7 +9,7 @@
 # answers exit 0 with an empty body, a Status, a watch's ERROR event, the
 # real answer cut in half, a list of another kind, or (where the answer is a
 # list) one page of it, metadata.continue set.  Each run must exit 2 (a
-# poll that tries again, or the audit after a finished upgrade, say so and
+# watch that is started again, or the audit after a finished upgrade, say so and
 # go on: the table says where), print no OK, and make no write after the
 # fault but those that put a node back (its uncordon, its state to
 # upgrade-failed or as it was) and the release of the rollout's lease;
@@ -47,7 +47,7 @@ forward_writes() {
 # table NAME SETUP EXCEPT CMD...: CMD after SETUP, clean, then with each
 # fault at each of the clean run's GETs.  EXCEPT GET-ARGS prints the status
 # expected for a fault there when it is not 2, and "go" when the run may go
-# on with forward writes (a poll trying again).
+# on with forward writes (a watch started again).
 table() {
 	name=$1 setup=$2 except=$3
 	shift 3
@@ -88,8 +88,8 @@ table() {
 			case $want in
 			'') t_rc 2 "$name: answer $i ($args), $f" ;;
 			go)
-				# A poll: the answer is not used, the look is tried again.
-				t_rc 0 "$name: answer $i ($args), $f: a poll, tried again"
+				# A watch: the answer is not used, the watch is started again.
+				t_rc 0 "$name: answer $i ($args), $f: a watch, started again"
 				t_grep "$name: answer $i, $f: says the look failed and is tried again" err \
 					"^drv-upgrade.sh: lab-node-1: warning: cannot read the node while waiting for the driver: .*; looking again$"
 				continue

@@ -98,8 +98,11 @@ t_fake_pods() {
 # and nvidiadrivers.json (absent: the CRD is not installed); the Events
 # posted go to ./fake/events ("type reason message"); FAKE_EVICT=429 or
 # 500: evictions refused so; FAKE_NO_DRIVER=1: the driver labels are not
-# taken up; FAKE_NEW_DRIVER: the driver the node reports from the first GET
-# after its driver pod's deletion; FAKE_SKIP: the node's skip label, over
+# taken up; FAKE_NEW_DRIVER: the driver the node reports once its driver
+# pod is deleted, from the next look (a GET, a watch's event) on, or
+# FAKE_DRIVER_DELAY seconds after the deletion; FAKE_WATCH: end (each watch
+# of the node ends after its first event), fail (the first fails) or
+# forbidden (RBAC refuses them); FAKE_SKIP: the node's skip label, over
 # ./fake/skip; FAKE_JOBS: the answers to -j's query, files of
 # t/data/upgrade, one a call; FAKE_PDB_AFTER: the budgets and pods from
 # the second look on; FAKE_DENY: a state whose write a webhook denies.
@@ -112,7 +115,7 @@ t_fake_cluster() {
 	: >fake/ours
 	: >fake/events
 	echo 535.183.06 >fake/driver
-	rm -f hung hang.count kubectl.log kubectl.pids
+	rm -f hung hang.count kubectl.log kubectl.pids fake/restarted fake/restarted.at fake/watch.failed
 	t_server "$T/fake-cluster.sh"
 	STANDIN_PIDS=$PWD/kubectl.pids
 	FAKE_DIR=$PWD

@@ -22,6 +22,23 @@ kc() {
 	gpudrv_bounded kubectl --request-timeout "${KUBECTL:-kubectl}" \
 		${GPUDRV_KUBECONFIG:+"--kubeconfig=$GPUDRV_KUBECONFIG"} ${GPUDRV_CONTEXT:+"--context=$GPUDRV_CONTEXT"} "$@"
 }
+# kc_bg OUT ERR ARGS...: kc, but kubectl left running in the background (a
+# watch, read meanwhile from OUT, a fifo), stopped on the way out
+# (track_bg).  kc_stop ERR ARGS...: it stopped (TERM, if it still runs) and
+# waited for; its status, and abort as kc's once the deadline passed.
+kc_bg() {
+	gpudrv_bg=1
+	kc "$@"
+}
+kc_stop() {
+	kill -TERM "$gpudrv_also" 2>/dev/null || :
+	gpudrv_st=0
+	wait_bg || gpudrv_st=$?
+	[ "$gpudrv_st" -ne 0 ] || return 0
+	[ "$(date +%s)" -ge "$gpudrv_end" ] || return "$gpudrv_st"
+	gpudrv_gave_up "$@"
+	return 124
+}
 # sk OUT ERR ARGS...: skopeo ARGS ($SKOPEO) as kc runs kubectl, each request
 # bounded by --command-timeout.
 sk() {

@@ -28,7 +28,8 @@ gpudrv_stopping=0 # 1 once abort began: a second signal does not cut it short
 gpudrv_signalled= # HUP, INT or TERM once one came: abort was a signal's
 gpudrv_tmp=       # the run's temporary directory
 gpudrv_child=     # the background command the shell is waiting for
-gpudrv_also=      # one more to stop on the way out (drv-upgrade.sh's drain reader)
+gpudrv_also=      # one more to stop on the way out (the drain's reader, a watch's kubectl)
+gpudrv_bg=0       # 1: gpudrv_bounded leaves its command running (kc_bg)
 gpudrv_t0=$(date +%s)
 gpudrv_end=$((gpudrv_t0 + 86400)) # until gpudrv_start sets the run's deadline
 gpudrv_hard=$gpudrv_end
@@ -278,6 +279,14 @@ gpudrv_bounded() {
 	*) gpudrv_flag=$gpudrv_flag=${gpudrv_rq}s ;;
 	esac
 	gpudrv_st=0
+	if [ "$gpudrv_bg" = 1 ]; then
+		# (kc_bg: left running, stopped on the way out; kc_stop waits)
+		gpudrv_bg=0
+		timeout -k 3 "$gpudrv_wd" "$gpudrv_prog" "$gpudrv_flag" ${gpudrv_fv:+"$gpudrv_fv"} "$@" \
+			>"$gpudrv_o" 2>"$gpudrv_e" </dev/null &
+		track_bg "$!"
+		return 0
+	fi
 	run_to "$gpudrv_o" "$gpudrv_e" timeout -k 3 "$gpudrv_wd" "$gpudrv_prog" "$gpudrv_flag" \
 		${gpudrv_fv:+"$gpudrv_fv"} "$@" || gpudrv_st=$?
 	[ "$gpudrv_st" -ne 0 ] || return 0

@@ -12,25 +12,95 @@
 # shellcheck shell=sh disable=SC2154,SC2034 # the caller's variables, set or read here
 
 # wait_driver: the driver the node reports, from the answer to the last
-# write, then a look every 2 seconds, until it is $version or
-# $validate_timeout has passed.
+# write, then as the API tells each change of the node (node_watch), until
+# it is $version or $validate_timeout has passed.  A watch that fails is
+# said, and started again 2 s later; one the API refuses (Forbidden: a Role
+# without watch on nodes) is said, and the node is looked at every 2 s.
 wait_driver() {
 	have=$r_driver
+	wd_t0=$(date +%s)
 	waited=0
+	wd_poll=0
 	while [ "$have" != "$version" ]; do
 		[ "$waited" -lt "$validate_timeout" ] ||
 			on_fail "gpu-feature-discovery reports driver '$have', not $version, after ${waited}s" 2
-		nap 2
-		waited=$((waited + 2))
-		# A look that fails is not an answer: said, and tried again.
-		have=
-		if look; then
-			have=$r_driver
+		wd_rc=0
+		wd_i=$(date +%s)
+		if [ "$wd_poll" = 1 ]; then
+			nap 2
+			# A look that fails is not an answer: said, and tried again.
+			have=
+			if look; then have=$r_driver; else wd_rc=2; fi
 		else
+			node_watch $((validate_timeout - waited)) || wd_rc=$?
+		fi
+		if [ "$wd_rc" = 2 ] && [ "$wd_poll" = 0 ] && grep -q '(Forbidden)' "$tmp/err"; then
+			say "$node: warning: the API refuses to watch the node: $(said "$tmp/err"); looking at it every 2 s instead (add watch to the nodes rule of the Role: deploy/20-upgrader.yaml)"
+			wd_poll=1
+		elif [ "$wd_rc" = 2 ]; then
 			say "$node: warning: cannot read the node while waiting for the driver: $(said "$tmp/err"); looking again"
 		fi
+		# (a watch that failed, or ended at once, is not started again at once)
+		[ "$wd_rc" = 0 ] || [ "$wd_poll" = 1 ] || [ $(($(date +%s) - wd_i)) -ge 2 ] || nap 2
+		waited=$(($(date +%s) - wd_t0))
 	done
 	say "$node: the node reports driver $version"
+}
+# node_watch SECONDS: the node watched, at most SECONDS (and within the
+# request timeout): one request, whose answer is the node as it is, then
+# each change of it as it comes (no resourceVersion asked: nothing between
+# two watches is missed, and none is ever too old, 410), each read by
+# labels2tag -w -F; the watch stopped at the first that reports $version.
+# $have, the driver last reported.  Status 0: $version; 1: the watch ended
+# without it; 2: it failed, $tmp/err says why.
+node_watch() {
+	nw_s=$1
+	[ "$nw_s" -le $((gpudrv_rt * 3 / 4)) ] || nw_s=$((gpudrv_rt * 3 / 4))
+	[ "$nw_s" -ge 1 ] || nw_s=1
+	rm -f "$tmp/watch" "$tmp/watch.rc"
+	mkfifo "$tmp/watch"
+	nw_path="/api/v1/nodes?fieldSelector=metadata.name%3D$node&watch=1&timeoutSeconds=$nw_s"
+	kc_bg "$tmp/watch" "$tmp/err" get --raw "$nw_path"
+	nw_rc=0
+	run_to "$tmp/watch.rec" "$tmp/watch.awk" watch_read "$gpudrv_also" || nw_rc=$?
+	nw_k=0
+	kc_stop "$tmp/err" kubectl get --raw "$nw_path" || nw_k=$?
+	nw_have=$(sed -n '$p' "$tmp/watch.rec")
+	[ -z "$nw_have" ] || have=$nw_have
+	[ "$nw_rc" != 0 ] || return 0
+	# Why it failed: kubectl's words first (labels2tag then read nothing),
+	# else labels2tag's (an answer that is no watch of a node, an ERROR).
+	nw_l=2
+	[ ! -s "$tmp/watch.rc" ] || read -r nw_l <"$tmp/watch.rc"
+	[ "$nw_k" != 0 ] || [ "$nw_l" != 0 ] || return 1
+	if [ "$nw_k" = 0 ] || ! [ -s "$tmp/err" ]; then cp "$tmp/watch.err" "$tmp/err"; fi
+	return 2
+}
+# watch_read KUBECTL-PID: node_watch's reader: the driver each event
+# reports, as it comes, and status 0, KUBECTL-PID stopped, at the first of
+# $version; labels2tag's status into $tmp/watch.rc, its words into
+# $tmp/watch.err.  (sh's read takes a line as it comes; awk's reads wait
+# for a buffer's worth.)  TERM, which stops the run's children on the way
+# out, is left to kubectl: the reader ends as its answer does, so that
+# nothing of it outlives the run.
+watch_read() {
+	trap '' TERM
+	{
+		wr_l=0
+		"$labels2tag" -w -F -b "$major" <"$tmp/watch" 2>"$tmp/watch.err" || wr_l=$?
+		echo "$wr_l" >"$tmp/watch.rc"
+	} | {
+		while read -r wr_ev wr_rec; do
+			printf '%s\n' "$wr_rec" >"$tmp/watch.last"
+			record_read "$tmp/watch.last"
+			echo "$r_driver"
+			if [ "$wr_ev" != DELETED ] && [ "$r_driver" = "$version" ]; then
+				kill -TERM "$1" 2>/dev/null
+				exit 0
+			fi
+		done
+		exit 1
+	}
 }
 
 # gate_make: the health gate's manifest made into the pod gpudrv creates,
