@@ -89,4 +89,32 @@ t_grep "says what the node reports, and after how long" err \
 t_run t_fake_state
 t_out "the node cordoned, upgrade-failed" "unschedulable=true state=upgrade-failed"
 t_none_alive "nothing of the watch is left running" kubectl.pids
+
+# 6. A signal during the watch: the run stops at once, and neither kubectl
+# nor the reader (labels2tag, in a copy of the tools whose labels2tag
+# records its pid) is left running.
+mkdir -p tools/bin tools/lib/gpudrv
+cp "$BIN"/drv-upgrade.sh "$BIN"/drv-audit.sh "$BIN"/pdb-check "$BIN"/matrix-grep "$BIN"/upgrade-policy "$BIN"/gate-pod tools/bin/
+cp "$BIN"/../lib/gpudrv/*.sh tools/lib/gpudrv/
+printf '#!/bin/sh
+echo "$$" >>"%s/kubectl.pids"
+exec "%s/labels2tag" "$@"
+' "$PWD" "$BIN" >tools/bin/labels2tag
+chmod +x tools/bin/labels2tag
+for sig in TERM INT HUP; do
+	t_fake_cluster
+	t_bg tools/bin/drv-upgrade.sh -m "$M" -g 60 lab-node-1 550.90.07
+	t_until 15 grep -q "$WATCH" kubectl.log
+	t_ok $? "SIG$sig: the node is watched"
+	sleep 1
+	t0=$(date +%s)
+	kill "-$sig" "$t_pid"
+	t_wait 20
+	t_rc 2 "SIG$sig during the watch"
+	took=$(($(date +%s) - t0))
+	[ "$took" -le 3 ]
+	t_ok $? "SIG$sig: at once (${took}s)"
+	t_grep "SIG$sig: says the node is cordoned" err "^drv-upgrade.sh: lab-node-1: the node is CORDONED and its pods removed; $S=upgrade-failed\$"
+	t_none_alive "SIG$sig: neither kubectl nor labels2tag is left running" kubectl.pids
+done
 t_done

@@ -258,6 +258,8 @@ find_tool() {
 # (FLAG=Ns; curl's --max-time takes N, a word of its own); output into
 # $gpudrv_o, errors into $gpudrv_e.
 gpudrv_bounded() {
+	gpudrv_b=$gpudrv_bg
+	gpudrv_bg=0
 	gpudrv_name=$1
 	gpudrv_flag=$2
 	gpudrv_prog=$3
@@ -279,11 +281,10 @@ gpudrv_bounded() {
 	*) gpudrv_flag=$gpudrv_flag=${gpudrv_rq}s ;;
 	esac
 	gpudrv_st=0
-	if [ "$gpudrv_bg" = 1 ]; then
+	if [ "$gpudrv_b" = 1 ]; then
 		# (kc_bg: left running, stopped on the way out; kc_stop waits)
-		gpudrv_bg=0
 		timeout -k 3 "$gpudrv_wd" "$gpudrv_prog" "$gpudrv_flag" ${gpudrv_fv:+"$gpudrv_fv"} "$@" \
-			>"$gpudrv_o" 2>"$gpudrv_e" </dev/null &
+			>"$gpudrv_o" 2>"$gpudrv_e" </dev/null 5>&- &
 		track_bg "$!"
 		return 0
 	fi

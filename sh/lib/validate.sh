@@ -60,9 +60,18 @@ node_watch() {
 	rm -f "$tmp/watch" "$tmp/watch.rc"
 	mkfifo "$tmp/watch"
 	nw_path="/api/v1/nodes?fieldSelector=metadata.name%3D$node&watch=1&timeoutSeconds=$nw_s"
+	# The fifo held open both ways (fd 5) until each side has opened its
+	# own end: no open waits for the other side, so that neither is left
+	# waiting there when the other is stopped (a signal) before it opened;
+	# once all have let go of fd 5, the reader sees the end when kubectl
+	# ends.
+	exec 5<>"$tmp/watch"
 	kc_bg "$tmp/watch" "$tmp/err" get --raw "$nw_path"
+	watch_read "$gpudrv_also" >"$tmp/watch.rec" 2>"$tmp/watch.awk" &
+	gpudrv_child=$!
+	exec 5>&-
 	nw_rc=0
-	run_to "$tmp/watch.rec" "$tmp/watch.awk" watch_read "$gpudrv_also" || nw_rc=$?
+	gpudrv_wait || nw_rc=$?
 	nw_k=0
 	kc_stop "$tmp/err" kubectl get --raw "$nw_path" || nw_k=$?
 	nw_have=$(sed -n '$p' "$tmp/watch.rec")
@@ -81,15 +90,17 @@ node_watch() {
 # $version; labels2tag's status into $tmp/watch.rc, its words into
 # $tmp/watch.err.  (sh's read takes a line as it comes; awk's reads wait
 # for a buffer's worth.)  TERM, which stops the run's children on the way
-# out, is left to kubectl: the reader ends as its answer does, so that
-# nothing of it outlives the run.
+# out, is left to kubectl: the reader ends as its answer does, waited for
+# whole, so that nothing of it outlives the run.
 watch_read() {
 	trap '' TERM
 	{
+		exec <"$tmp/watch" 5>&-
 		wr_l=0
-		"$labels2tag" -w -F -b "$major" <"$tmp/watch" 2>"$tmp/watch.err" || wr_l=$?
+		"$labels2tag" -w -F -b "$major" 2>"$tmp/watch.err" || wr_l=$?
 		echo "$wr_l" >"$tmp/watch.rc"
 	} | {
+		exec 5>&-
 		while read -r wr_ev wr_rec; do
 			printf '%s\n' "$wr_rec" >"$tmp/watch.last"
 			record_read "$tmp/watch.last"
@@ -100,7 +111,13 @@ watch_read() {
 			fi
 		done
 		exit 1
-	}
+	} &
+	wr_p=$!
+	exec 5>&-
+	wr_s=0
+	wait "$wr_p" || wr_s=$?
+	wait
+	return "$wr_s"
 }
 
 # gate_make: the health gate's manifest made into the pod gpudrv creates,
