@@ -23,6 +23,9 @@
  *                  pods NS COUNT
  *                  unready NS CTL COUNT   (make COUNT pods labelled ctl=CTL,
  *                                          first by name, not Ready)
+ *                  budget NS NAME TOKEN... (its selector: k=v, k~a|b In,
+ *                                          k!~a|b NotIn, k? Exists, k!?
+ *                                          DoesNotExist; none: every pod)
  *                  feature TAG             (for the coverage count)
  *   list         the scenario names, one a line
  * Labels: pods have app=gI (their group), ctl=gI-d|gI-o (their part; the
@@ -168,7 +171,7 @@ unready(const char *ns, int g, const char *where, long count, long u)
 static void
 budget(const char *ns, int g, int j, int sel, int spec, int policy, int other, long total)
 {
-	char sp[64], se[256];
+	char sp[64], se[256], tok[128];
 	const char *k = spec < 2 ? "minAvailable" : "maxUnavailable";
 
 	feature("", specs[spec]);
@@ -177,25 +180,40 @@ budget(const char *ns, int g, int j, int sel, int spec, int policy, int other, l
 	else
 		snprintf(sp, sizeof sp, "%s: \"%s%%\"", k, pcts[rnd(8)]);
 	feature("sel-", sels[sel]);
-	if (sel == S_LABELS)
+	/* tok: the selector again, for the plan (k=v, k~a|b: In, k!~a|b: NotIn,
+	 * k?: Exists, k!?: DoesNotExist; none: every pod) */
+	if (sel == S_LABELS) {
 		snprintf(se, sizeof se, "{matchLabels: {app: g%d}}", g);
-	else if (sel == S_LABELS2)
-		snprintf(se, sizeof se, "{matchLabels: {app: g%d, tier: %s}}", g, pct(50) ? "a" : "b");
-	else if (sel == S_PART)
+		snprintf(tok, sizeof tok, "app=g%d", g);
+	} else if (sel == S_LABELS2) {
+		const char *t = pct(50) ? "a" : "b";
+
+		snprintf(se, sizeof se, "{matchLabels: {app: g%d, tier: %s}}", g, t);
+		snprintf(tok, sizeof tok, "app=g%d tier=%s", g, t);
+	} else if (sel == S_PART) {
 		snprintf(se, sizeof se, "{matchLabels: {ctl: g%d-d}}", g);
-	else if (sel == S_IN && other != g && pct(40))
+		snprintf(tok, sizeof tok, "ctl=g%d-d", g);
+	} else if (sel == S_IN && other != g && pct(40)) {
 		snprintf(se, sizeof se, "{matchExpressions: [{key: app, operator: In, values: [g%d, g%d]}]}", g, other);
-	else if (sel == S_IN)
+		snprintf(tok, sizeof tok, "app~g%d|g%d", g, other);
+	} else if (sel == S_IN) {
 		snprintf(se, sizeof se, "{matchExpressions: [{key: app, operator: In, values: [g%d]}]}", g);
-	else if (sel == S_NOTIN && pct(60))
+		snprintf(tok, sizeof tok, "app~g%d", g);
+	} else if (sel == S_NOTIN && pct(60)) {
 		snprintf(se, sizeof se, "{matchLabels: {app: g%d}, matchExpressions: [{key: tier, operator: NotIn, values: [b]}]}", g);
-	else if (sel == S_NOTIN)
+		snprintf(tok, sizeof tok, "app=g%d tier!~b", g);
+	} else if (sel == S_NOTIN) {
 		snprintf(se, sizeof se, "{matchExpressions: [{key: app, operator: NotIn, values: [g%d, ds]}]}", other);
-	else if (sel == S_EXISTS || sel == S_NOTEXISTS)
+		snprintf(tok, sizeof tok, "app!~g%d|ds", other);
+	} else if (sel == S_EXISTS || sel == S_NOTEXISTS) {
 		snprintf(se, sizeof se, "{matchLabels: {app: g%d}, matchExpressions: [{key: track, operator: %s}]}",
 		    g, sel == S_EXISTS ? "Exists" : "DoesNotExist");
-	else
+		snprintf(tok, sizeof tok, "app=g%d track%s", g, sel == S_EXISTS ? "?" : "!?");
+	} else {
 		snprintf(se, sizeof se, "{}");
+		tok[0] = '\0';
+	}
+	fprintf(pf, "budget %s g%d-b%d%s%s\n", ns, g, j, tok[0] ? " " : "", tok);
 	feature("policy-", policies[policy]);
 	put(mainf, "---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: g%d-b%d\n"
 	    "  namespace: %s\n  labels: {gpudrv-evict: \"1\"}\nspec:\n  %s\n  selector: %s%s%s\n", g, j,
