@@ -219,4 +219,35 @@ for sig in TERM INT HUP; do
 	t_out "and it is" "unschedulable=true state=upgrade-failed"
 	t_none_alive "no kubectl nor sleep left running" kubectl.pids
 done
+# A signal while a function's output goes to a file (out's emit, `f >file`):
+# a trap runs inside that redirection, and what the way out says and prints
+# must reach the script's own stdout and stderr all the same, not that file
+# (the file, under $tmp, is gone with it).  Checked with the library alone,
+# under dash.
+cat >redir.sh <<'EOF2'
+prog=redir usage_line=usage lib=$1
+. "$lib/runtime.sh"
+abort() {
+	say "$1"
+	echo "the way out"
+	finish 2
+}
+gpudrv_start 60 5
+napping() { nap 30; }
+echo started
+napping >inner.out 2>inner.err
+finish 0
+EOF2
+for sig in TERM INT HUP; do
+	rm -f inner.out inner.err
+	t_bg dash redir.sh "$BIN/../lib/gpudrv"
+	t_until 10 test -e inner.err
+	t_ok $? "redir.sh: its function's output in a file"
+	sleep 0.5
+	signal "$sig" 10
+	t_rc 2 "SIG$sig inside the redirection stops it"
+	t_err "the message is on its stderr" "redir: interrupted by SIG$sig"
+	t_out "what the way out prints, on its stdout" started "the way out"
+	t_is "none of it in the function's files" "$(cat inner.out inner.err)" ""
+done
 t_done

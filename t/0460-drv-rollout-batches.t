@@ -383,6 +383,34 @@ t_grep "each node as its run left it (n2)" err "^drv-rollout.sh: n2: now: unsche
 t_none_alive "no stand-in left running" kubectl.pids
 last_line "the summary from the API" "done 0 failed 0 skipped 0 left 2"
 
+# 6b. SIGTERM while the rollout prints a record: its trap runs inside emit,
+# whose errors go to a file; what it says must still be on its stderr.  A
+# cat that pauses while it copies the record of n1's drain-required.
+cluster n1
+echo hang >act.n1
+mkdir -p slow
+cat >slow/cat <<EOF
+#!/bin/sh
+if [ \$# = 1 ] && grep -q '^n1 drain-required\$' "\$1" 2>/dev/null; then
+	: >"$D/catting"
+	sleep 2
+fi
+exec $(command -v cat) "\$@"
+EOF
+chmod +x slow/cat
+rm -f catting
+PATH=$PWD/slow:$PATH t_bg "$R" $T_DRAIN -p 1 -u 100% -m "$M" "$NEW"
+t_until 10 test -e catting
+t_ok $? "the rollout prints n1's drain-required"
+kill -TERM "$t_pid"
+t_wait 20
+t_rc 2 "SIGTERM there"
+t_grep "says so" err "^drv-rollout.sh: interrupted by SIGTERM$"
+t_grep "and where n1 is" err "^drv-rollout.sh: n1: now: unschedulable= state=upgrade-required$"
+t_grep "its state on stdout" out "^n1 upgrade-required$"
+last_line "and the summary" "done 0 failed 0 skipped 0 left 1"
+t_none_alive "no stand-in left running" kubectl.pids
+
 # 7. -o: a directory others can write is refused before anything; a link in
 # the user's own, where a node's log goes, is replaced by the log, never
 # written through.

@@ -90,6 +90,20 @@ gpudrv_signal() {
 	gpudrv_signalled=$1
 	gpudrv_abort "interrupted by SIG$1"
 }
+# The script's own standard output and error, kept on fds 7 and 8 (when
+# open): a trap runs between any two commands, even inside a block or a
+# function whose output goes to a file (emit's, a `f >file` call), and
+# what the way out says and prints must reach the caller, not that file.
+# Children whose output goes elsewhere are started without them.
+gpudrv_fd7=
+gpudrv_fd8=
+{ command exec 7>&1; } 2>/dev/null && gpudrv_fd7=1
+command exec 8>&2 && gpudrv_fd8=1
+# gpudrv_own_fds: standard output and error the script's own again, for good.
+gpudrv_own_fds() {
+	[ -z "$gpudrv_fd7" ] || exec 1>&7
+	[ -z "$gpudrv_fd8" ] || exec 2>&8
+}
 trap gpudrv_exit EXIT
 trap 'gpudrv_signal HUP' HUP
 trap 'gpudrv_signal INT' INT
@@ -104,6 +118,7 @@ stopping() {
 }
 gpudrv_abort() {
 	[ "$gpudrv_stopping" = 0 ] || return 0
+	gpudrv_own_fds
 	stopping
 	gpudrv_stop_children
 	abort "$1"
@@ -163,7 +178,7 @@ run_to() {
 	gpudrv_o=$1
 	gpudrv_e=$2
 	shift 2
-	if [ "$gpudrv_e" = "$gpudrv_o" ]; then "$@" >"$gpudrv_o" 2>&1 & else "$@" >"$gpudrv_o" 2>"$gpudrv_e" & fi
+	if [ "$gpudrv_e" = "$gpudrv_o" ]; then "$@" >"$gpudrv_o" 2>&1 7>&- 8>&- & else "$@" >"$gpudrv_o" 2>"$gpudrv_e" 7>&- 8>&- & fi
 	gpudrv_child=$!
 	gpudrv_wait
 }
@@ -284,7 +299,7 @@ gpudrv_bounded() {
 	if [ "$gpudrv_b" = 1 ]; then
 		# (kc_bg: left running, stopped on the way out; kc_stop waits)
 		timeout -k 3 "$gpudrv_wd" "$gpudrv_prog" "$gpudrv_flag" ${gpudrv_fv:+"$gpudrv_fv"} "$@" \
-			>"$gpudrv_o" 2>"$gpudrv_e" </dev/null 5>&- &
+			>"$gpudrv_o" 2>"$gpudrv_e" </dev/null 5>&- 7>&- 8>&- &
 		track_bg "$!"
 		return 0
 	fi
@@ -325,7 +340,7 @@ nap() {
 # error (a full disk, a closed pipe) is abort.  With STATUS 2 no line says
 # OK: a run that could not tell never does.
 emit() {
-	if [ "$2" = 2 ]; then sed '/^OK$/d' "$1"; else cat "$1"; fi 2>"$gpudrv_tmp/emit.err" && return 0
+	if [ "$2" = 2 ]; then sed '/^OK$/d' "$1" 2>"$gpudrv_tmp/emit.err"; else cat "$1" 2>"$gpudrv_tmp/emit.err"; fi && return 0
 	gpudrv_abort "cannot write to standard output: $(sed -n '$s/.*: //p' "$gpudrv_tmp/emit.err")"
 }
 # kubectl_said WHAT FILE: says WHAT failed, then kubectl's words (FILE), indented.

@@ -120,7 +120,7 @@ start() {
 			${validate_timeout:+-g "$validate_timeout"} ${wait_sel:+-j "$wait_sel"} ${wait_timeout:+-J "$wait_timeout"} \
 			${driver_ns:+-n "$driver_ns"} ${driver_sel:+-s "$driver_sel"} "$@" \
 			"$node" "$version"
-	) >"$logdir/$1.out" 2>>"$logdir/$1.log" </dev/null &
+	) >"$logdir/$1.out" 2>>"$logdir/$1.log" </dev/null 7>&- 8>&- &
 	# Known to a signal's handler (stop_running) at once: a trap runs once
 	# the command under way ends, and table_set's awk may be that command.
 	under="$under $1"

@@ -67,7 +67,7 @@ node_watch() {
 	# ends.
 	exec 5<>"$tmp/watch"
 	kc_bg "$tmp/watch" "$tmp/err" get --raw "$nw_path"
-	watch_read "$gpudrv_also" >"$tmp/watch.rec" 2>"$tmp/watch.awk" &
+	watch_read "$gpudrv_also" >"$tmp/watch.rec" 2>"$tmp/watch.sh.err" 7>&- 8>&- &
 	gpudrv_child=$!
 	exec 5>&-
 	nw_rc=0
