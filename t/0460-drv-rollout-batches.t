@@ -101,6 +101,19 @@ gate)
 	set_node upgrade-done "" "$v"
 	echo "$node upgrade-done $v"
 	exit 0 ;;
+evict)
+	# Its pod of web evicted (to n3), web allowing none until the
+	# replacement is Ready; then under way until the file go.NODE is there.
+	st drain-required
+	set_node drain-required true
+	sed 's/"nodeName":"n1"/"nodeName":"n3"/' "$D/pods.json" >"$D/pods.new" && mv "$D/pods.new" "$D/pods.json"
+	sed 's/"disruptionsAllowed":1/"disruptionsAllowed":0/' "$D/pdbs.json" >"$D/pdbs.new" && mv "$D/pdbs.new" "$D/pdbs.json"
+	: >"$D/evicted.$node"
+	while ! [ -e "$D/go.$node" ]; do sleep 1 & wait $!; done
+	for s in validation-required upgrade-done; do st "$s"; done
+	set_node upgrade-done "" "$v"
+	echo "$node upgrade-done $v"
+	exit 0 ;;
 hang)
 	trap 'set_node upgrade-required ""; say "$node: interrupted by SIGTERM"; echo "$node upgrade-required"; now upgrade-required ""; exit 2' TERM
 	: >"$D/hung.$node" # a signal from now on is caught
@@ -339,6 +352,31 @@ t_is "n2's pods were read twice over the wait (two or more looks at the nodes)" 
 	"$(grep -c 'get --raw /api/v1/pods?fieldSelector=spec.nodeName%3Dn2$' kubectl.log)" 2
 t_ok "$([ "$(grep -c 'get --raw /api/v1/nodes?' kubectl.log)" -ge 4 ]; echo $?)" "(the nodes were looked at again meanwhile)"
 rm -f pods.json pdbs.json
+
+# 3d. A node under way draws on a budget only while its pods of it are on
+# it: n1's pod of web is evicted while n1 goes on (held until go.n1); n2,
+# waiting for web, goes on waiting while web allows none, and starts once
+# the replacement is Ready (web allows one again), before n1 ends.
+cluster n1 n2
+rm -f go.n1
+echo evict >act.n1
+web_budget
+web_pods w-1:n1 w-2:n2
+t_bg "$R" $T_DRAIN -L -p 2 -u 100% -m "$M" "$NEW"
+t_until 30 test -e evicted.n1
+t_ok $? "n1's pod of web is evicted"
+t_until 30 grep -q '^wait n2 budget team/web$' out
+t_ok $? "n2 waits for web"
+sleep 6
+t_is "n2 not started while web allows none (the replacement not Ready)" "$(grep -c '^start 2 n2 ' out)" 0
+sed 's/"disruptionsAllowed":0/"disruptionsAllowed":1/' pdbs.json >pdbs.new && mv pdbs.new pdbs.json
+t_until 30 grep -q '^start 2 n2 ' out
+t_ok $? "n2 starts once web allows one, n1 still under way"
+t_is "n1 still under way then" "$(awk -F '\t' '$1 == "n1" { print $3 }' facts)" drain-required
+: >go.n1
+t_wait 60
+t_rc 0 "both done"
+rm -f pods.json pdbs.json evicted.n1 go.n1
 
 # 4. The API goes away after a node ends: exit 2, no summary made up, the
 # node named as its run last saw it.

@@ -111,18 +111,38 @@ plan() {
 # the one just read, and the plan made again, until it acts on no node
 # judged on an older look.  A node that goes on waiting for the budget its
 # wait record named (the table's wait) is not read again for it: it is when
-# it would start, or be found blocked.  $tmp/judged.NODE: the budgets and
-# the pods of a node read now, as drv-upgrade.sh takes them (-b).
+# it would start, or be found blocked.  But a node under way draws on a
+# budget only as long as its pods of that budget are on it (the eviction
+# took its disruption from the budget's status): the nodes under way that
+# draw on a budget a node waits for are read again at each decision, and
+# once none does, one node waiting for it (the budget's status, as it is
+# now), so that the nodes waiting start once the budget allows them, not
+# once the nodes under way end.
+# $tmp/judged.NODE: the budgets and the pods of a node read now, as
+# drv-upgrade.sh takes them (-b).
 decide() {
 	: >"$tmp/fresh"
 	rm -f "$tmp/budgets"
 	while :; do
 		plan "$tmp/plan" "$tmp/draws" || stop_rollout 2
-		table_awk 'FILENAME == ARGV[1] { w[$t_node] = $t_wait; next }
+		table_awk 'FILENAME == ARGV[1] { w[$t_node] = $t_wait; if ($t_pid != "." && $t_rc == ".") run[$t_node] = 1; next }
 			FILENAME == ARGV[2] { f[$1] = 1; next }
+			FILENAME == ARGV[3] {
+				if ($2 == "DRAWS" && ($1 in run)) on[$3] = on[$3] " " $1
+				if ($2 == "DRAWS" && ($1 in f)) fb[$3] = 1
+				next
+			}
+			$1 == "WAIT" && $3 == "budget" && on[$4] != "" {
+				k = split(on[$4], u, " ")
+				for (i = 1; i <= k; i++) if (!(u[i] in f) && !(u[i] in out)) { out[u[i]] = 1; print u[i] }
+			}
+			$1 == "WAIT" && $3 == "budget" && on[$4] == "" && !($4 in fb) && !($4 in probe) && !($2 in f) {
+				probe[$4] = 1
+				if (!($2 in out)) { out[$2] = 1; print $2 }
+			}
 			$1 == "WAIT" && $3 == "budget" && w[$2] == $4 { next }
-			($1 == "START" || $1 == "BLOCKED" || ($1 == "WAIT" && $3 == "budget")) && !($2 in f) { print $2 }' \
-			"$tmp/table" "$tmp/fresh" "$tmp/plan" >"$tmp/stale"
+			($1 == "START" || $1 == "BLOCKED" || ($1 == "WAIT" && $3 == "budget")) && !($2 in f) && !($2 in out) { out[$2] = 1; print $2 }' \
+			"$tmp/table" "$tmp/fresh" "$tmp/draws" "$tmp/plan" >"$tmp/stale"
 		[ -s "$tmp/stale" ] || return 0
 		if [ ! -f "$tmp/budgets" ] && ! get_list "$tmp/budgets" /apis/policy/v1/poddisruptionbudgets; then
 			say "cannot list the budgets"
@@ -134,7 +154,8 @@ decide() {
 				say "cannot list the pods on $bn"
 				stop_rollout 2
 			fi
-			cat "$tmp/budgets" "$tmp/pods.$bn" >"$tmp/judged.$bn"
+			# (A node under way keeps the look its run was started on.)
+			grep -qxF "$bn" "$tmp/running" || cat "$tmp/budgets" "$tmp/pods.$bn" >"$tmp/judged.$bn"
 			cat "$tmp/pods.$bn" >>"$tmp/pp"
 		done <"$tmp/stale"
 		pc=0
