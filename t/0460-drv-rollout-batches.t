@@ -32,7 +32,8 @@ export GPUDRV_LOCK_DIR
 # down (ok, then the API goes away), gate (the states up to drain-required,
 # then ok once the file go.NODE is there), move (ok, and its pod lands on
 # n2, its budget allowing none until the pod is Ready: pods.json and
-# pdbs.json rewritten).
+# pdbs.json rewritten), evict (the states up to drain-required, its pod
+# landing on n3 so, then ok once go.NODE is there).
 cat >x/bin/drv-upgrade.sh <<STUB
 #!/bin/sh
 D=$D
@@ -44,6 +45,14 @@ for a; do node=$v; v=$a; done
 say() { echo "drv-upgrade.sh: $*" >&2; }
 st() { say "$node: nvidia.com/gpu-driver-upgrade-state=$1"; echo "$node $1"; }
 now() { say "$node: now: unschedulable=$2 state=$1"; echo "$node now $1 $(if [ -n "$2" ]; then echo cordoned; else echo schedulable; fi)"; }
+# lands NODE: the pod on n1 lands on NODE, its budget allowing none until
+# it is Ready (pods.json and pdbs.json rewritten).
+lands() {
+	sed "s/\"nodeName\":\"n1\"/\"nodeName\":\"$1\"/" "$D/pods.json" >"$D/pods.new" && mv "$D/pods.new" "$D/pods.json"
+	sed 's/"disruptionsAllowed":1/"disruptionsAllowed":0/' "$D/pdbs.json" >"$D/pdbs.new" && mv "$D/pdbs.new" "$D/pdbs.json"
+}
+# held: under way until the file go.NODE is there.
+held() { while ! [ -e "$D/go.$node" ]; do sleep 1 & wait $!; done; }
 # set STATE CORDON [VERSION]: the node, in the fake API.
 set_node() {
 	exec 8>"$D/facts.lock"
@@ -74,8 +83,7 @@ refuse)
 move)
 	for s in drain-required validation-required upgrade-done; do st "$s"; done
 	set_node upgrade-done "" "$v"
-	sed 's/"nodeName":"n1"/"nodeName":"n2"/' "$D/pods.json" >"$D/pods.new" && mv "$D/pods.new" "$D/pods.json"
-	sed 's/"disruptionsAllowed":1/"disruptionsAllowed":0/' "$D/pdbs.json" >"$D/pdbs.new" && mv "$D/pdbs.new" "$D/pdbs.json"
+	lands n2
 	echo "$node upgrade-done $v"
 	exit 0 ;;
 refuse-once)
@@ -96,7 +104,7 @@ forge)
 gate)
 	st drain-required
 	set_node drain-required true
-	while ! [ -e "$D/go.$node" ]; do sleep 1 & wait $!; done
+	held
 	for s in validation-required upgrade-done; do st "$s"; done
 	set_node upgrade-done "" "$v"
 	echo "$node upgrade-done $v"
@@ -106,10 +114,9 @@ evict)
 	# replacement is Ready; then under way until the file go.NODE is there.
 	st drain-required
 	set_node drain-required true
-	sed 's/"nodeName":"n1"/"nodeName":"n3"/' "$D/pods.json" >"$D/pods.new" && mv "$D/pods.new" "$D/pods.json"
-	sed 's/"disruptionsAllowed":1/"disruptionsAllowed":0/' "$D/pdbs.json" >"$D/pdbs.new" && mv "$D/pdbs.new" "$D/pdbs.json"
+	lands n3
 	: >"$D/evicted.$node"
-	while ! [ -e "$D/go.$node" ]; do sleep 1 & wait $!; done
+	held
 	for s in validation-required upgrade-done; do st "$s"; done
 	set_node upgrade-done "" "$v"
 	echo "$node upgrade-done $v"
