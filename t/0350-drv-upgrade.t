@@ -27,7 +27,7 @@ t_rc 1 "kubectl was never called"
 # kubectl cordon exits 0 even when the API refuses the patch: the node is
 # looked at, and the upgrade stops there, saying so.
 t_fake_cluster
-{ cat "$ROOT/lab/support-matrix.csv"; echo 550,5.15.0-107-generic,ubuntu22.04; } >matrix.csv
+t_matrix
 FAKE_CORDON_NOOP=1 t_run drv-upgrade.sh -L -m "$PWD/matrix.csv" lab-node-1 550.90.07
 t_rc 2 "a cordon that kubectl says was done but the API refused"
 t_grep "says the cordon did not take" err "^drv-upgrade.sh: lab-node-1: the cordon did not take: the API left the node schedulable$"

@@ -7,8 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 
 t_fake_cluster
-{ cat "$ROOT/lab/support-matrix.csv"; echo 550,5.15.0-107-generic,ubuntu22.04; } >matrix.csv
-M=$PWD/matrix.csv
+t_matrix
 S=nvidia.com/gpu-driver-upgrade-state
 WATCH='get --raw /api/v1/nodes?fieldSelector=metadata.name%3Dlab-node-1&watch=1&timeoutSeconds='
 # calls PATTERN: how many kubectl calls match PATTERN (a basic regex).
@@ -104,7 +103,7 @@ chmod +x tools/bin/labels2tag
 for sig in TERM INT HUP; do
 	t_fake_cluster
 	t_bg tools/bin/drv-upgrade.sh -m "$M" -g 60 lab-node-1 550.90.07
-	t_until 15 grep -q "$WATCH" kubectl.log
+	t_until 15 grep -qs "$WATCH" kubectl.log
 	t_ok $? "SIG$sig: the node is watched"
 	sleep 1
 	t0=$(date +%s)

@@ -9,8 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 
 t_fake_cluster
-{ cat "$ROOT/lab/support-matrix.csv"; echo 550,5.15.0-107-generic,ubuntu22.04; } >matrix.csv
-M=$PWD/matrix.csv
+t_matrix
 S=nvidia.com/gpu-driver-upgrade-state
 FAKE_PDB=$DATA/pdb-gpu-ok.json
 TR=gpu-drv/trainer-7d9f5c6b8d-m4q7z

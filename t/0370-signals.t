@@ -6,8 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 
 t_fake_cluster
-{ cat "$ROOT/lab/support-matrix.csv"; echo 550,5.15.0-107-generic,ubuntu22.04; } >matrix.csv
-M=$PWD/matrix.csv
+t_matrix
 S=nvidia.com/gpu-driver-upgrade-state
 # sleep, as the scripts run it, with its pid recorded too.
 mkdir fakebin

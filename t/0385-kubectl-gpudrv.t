@@ -114,7 +114,7 @@ flagged "states (the nodes, and the operator's objects)" ops.log
 t_fake_cluster
 FAKE_NEW_DRIVER=550.90.07
 export FAKE_NEW_DRIVER
-{ cat "$ROOT/lab/support-matrix.csv"; echo 550,5.15.0-107-generic,ubuntu22.04; } >matrix.csv
+t_matrix
 t_run "$P" --namespace drivers --context ctx-a --kubeconfig "$WANT_KC" --request-timeout 7s upgrade -m "$PWD/matrix.csv" lab-node-1 550.90.07
 t_rc 0 "upgrade"
 t_grep "-n is the driver's namespace" kubectl.log " delete pod -n drivers "

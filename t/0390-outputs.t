@@ -7,8 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 
 t_fake_cluster
-{ cat "$ROOT/lab/support-matrix.csv"; echo 550,5.15.0-107-generic,ubuntu22.04; } >matrix.csv
-M=$PWD/matrix.csv
+t_matrix
 printf '%s\n' driver_branch,kernel,os_tag 550,5.15.0-119-generic,ubuntu22.04 >two.csv
 S=nvidia.com/gpu-driver-upgrade-state
 full="No space left on device"

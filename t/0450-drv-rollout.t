@@ -8,8 +8,7 @@
 S=nvidia.com/gpu-driver-upgrade-state
 NEW=550.90.07
 TAG=550-5.15.0-107-generic-ubuntu22.04
-{ cat "$ROOT/lab/support-matrix.csv"; echo 550,5.15.0-107-generic,ubuntu22.04; } >matrix.csv
-M=$PWD/matrix.csv
+t_matrix
 
 t_fake_fleet
 # budget NAME ALLOWED: a budget of app=NAME in ns team, its status current.

@@ -8,8 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 
 NEW=550.90.07
-{ cat "$ROOT/lab/support-matrix.csv"; echo 550,5.15.0-107-generic,ubuntu22.04; } >matrix.csv
-M=$PWD/matrix.csv
+t_matrix
 mkdir -p x/bin x/lib/gpudrv
 cp "$BIN/drv-rollout.sh" x/bin/
 cp "$BIN"/../lib/gpudrv/*.sh x/lib/gpudrv/

@@ -12,8 +12,7 @@ apiserver_pid=$(cat "$e2e_dir/state/kube-apiserver.pid")
 trap 'kill -CONT "$apiserver_pid" 2>/dev/null; rm -rf "$SCRATCH"' EXIT
 
 e2e_facts
-M=$PWD/matrix.csv
-{ cat "$ROOT/lab/support-matrix.csv"; echo 550,5.15.0-107-generic,ubuntu22.04; } >"$M"
+t_matrix
 node1() { kubectl get node lab-node-1 -o 'jsonpath={.metadata.labels}{.metadata.annotations}{.spec}'; }
 
 # sa_kubeconfig NAME: a kubeconfig for service account NAME (default namespace).

@@ -27,8 +27,7 @@ trap 'cleanup; rm -rf "$SCRATCH"' EXIT
 
 # (t/0010-house.t checks drv-kubeconfig.sh's man page, -h and shellcheck.)
 e2e_facts
-M=$PWD/matrix.csv
-{ cat "$ROOT/lab/support-matrix.csv"; echo 550,5.15.0-107-generic,ubuntu22.04; } >"$M"
+t_matrix
 node() { kubectl get node "$1" -o 'jsonpath={.metadata.labels}{.metadata.annotations}{.spec}'; }
 # drv: the node's cordon, driver labels and upgrade state.
 drv() {

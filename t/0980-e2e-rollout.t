@@ -127,7 +127,7 @@ gfd() {
 }
 gfd &
 gfd_pid=$!
-{ cat "$ROOT/lab/support-matrix.csv"; echo 550,5.15.0-107-generic,ubuntu22.04; } >matrix.csv
+t_matrix
 R="drv-rollout.sh $T_DRAIN -m $PWD/matrix.csv -p 4 -u 50% -t 60 -g 8 -w 15 -o $PWD/logs"
 
 # A missing image: refused before anything is touched.

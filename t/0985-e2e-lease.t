@@ -14,8 +14,7 @@ e2e_reset_lab || { echo "Bail out! cannot reset the lab"; exit 1; }
 e2e_gpudrv_ns || { echo "Bail out! cannot make the namespace gpudrv"; exit 1; }
 trap 'e2e_holder_release >/dev/null 2>&1; kubectl -n gpudrv delete lease gpudrv-rollout --ignore-not-found >/dev/null 2>&1; e2e_reset_lab >/dev/null 2>&1; rm -rf "$SCRATCH"' EXIT
 e2e_facts
-M=$PWD/matrix.csv
-{ cat "$ROOT/lab/support-matrix.csv"; echo 550,5.15.0-107-generic,ubuntu22.04; } >"$M"
+t_matrix
 GPUDRV_LOCK_DIR=$PWD
 export GPUDRV_LOCK_DIR
 unset GPUDRV_LEASE_NAMESPACE GPUDRV_LEASE_DURATION

@@ -200,6 +200,14 @@ t_gpu_pods() {
 	printf ']}\n'
 }
 
+# t_matrix: matrix.csv here, the lab's support matrix with the row for
+# 550 on lab-node-1's kernel (5.15.0-107, ubuntu22.04: the stand-ins' and
+# the sandbox's upgrade target), and $M its path.
+t_matrix() {
+	M=$PWD/matrix.csv
+	{ cat "$ROOT/lab/support-matrix.csv"; echo 550,5.15.0-107-generic,ubuntu22.04; } >"$M"
+}
+
 # t_gen: builds gen/ (the tests' and benchmarks' input generator, usage in
 # gen/main.c) once a script, as $GEN.
 t_gen() {
