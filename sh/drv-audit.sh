@@ -174,13 +174,13 @@ push_group() {
 		--data-binary "@$tmp/prom" -o "$tmp/push.body" -w '%{http_code}' "$push_url" || pg_st=$?
 	pg_code=$(cat "$tmp/push.code" 2>/dev/null) || pg_code=
 	if [ "$pg_st" != 0 ]; then
-		pg_why=$(said "$tmp/push.err" | sed 's/ *$//')
+		pg_why=$(said "$tmp/push.err")
 		[ -n "$pg_why" ] || pg_why="nothing (no answer before the run's deadline, $gpudrv_why)"
 		say "cannot push the metrics to the Pushgateway $push_at (curl exit $pg_st): curl said: $pg_why; check the URL (-P) and that the Pushgateway is up"
 		return 1
 	fi
 	case $pg_code in [2][0-9][0-9]) return 0 ;; esac
-	say "the Pushgateway $push_at refused the metrics: HTTP ${pg_code:-status unknown} to $pg_m $push_path; it said: $(said "$tmp/push.body" | sed 's/ *$//'); check the URL (-P) and the Pushgateway's log"
+	say "the Pushgateway $push_at refused the metrics: HTTP ${pg_code:-status unknown} to $pg_m $push_path; it said: $(said "$tmp/push.body"); check the URL (-P) and the Pushgateway's log"
 	return 1
 }
 
@@ -266,7 +266,7 @@ if [ -n "$push" ]; then
 	if [ -z "$cluster" ]; then
 		if ! kc "$tmp/ctx" "$tmp/ctx.err" config view --minify -o 'jsonpath={.current-context}'; then
 			push=
-			fail "-P: no cluster name for the Pushgateway's group: kubectl config view said: $(said "$tmp/ctx.err" | sed 's/ *$//'); name the cluster with -c; no audit was made"
+			fail "-P: no cluster name for the Pushgateway's group: kubectl config view said: $(said "$tmp/ctx.err"); name the cluster with -c; no audit was made"
 		fi
 		cluster=$(cat "$tmp/ctx")
 		case $cluster in '' | *[![:print:]]*)

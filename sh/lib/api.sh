@@ -34,10 +34,7 @@ kc_stop() {
 	kill -TERM "$gpudrv_also" 2>/dev/null || :
 	gpudrv_st=0
 	wait_bg || gpudrv_st=$?
-	[ "$gpudrv_st" -ne 0 ] || return 0
-	[ "$(date +%s)" -ge "$gpudrv_end" ] || return "$gpudrv_st"
-	gpudrv_gave_up "$@"
-	return 124
+	gpudrv_judge "$gpudrv_st" "$@"
 }
 # sk OUT ERR ARGS...: skopeo ARGS ($SKOPEO) as kc runs kubectl, each request
 # bounded by --command-timeout.

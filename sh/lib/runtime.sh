@@ -305,9 +305,17 @@ gpudrv_bounded() {
 	fi
 	run_to "$gpudrv_o" "$gpudrv_e" timeout -k 3 "$gpudrv_wd" "$gpudrv_prog" "$gpudrv_flag" \
 		${gpudrv_fv:+"$gpudrv_fv"} "$@" || gpudrv_st=$?
-	[ "$gpudrv_st" -ne 0 ] || return 0
-	[ "$(date +%s)" -ge "$gpudrv_end" ] || return "$gpudrv_st"
-	gpudrv_gave_up "$gpudrv_e" "$gpudrv_name" "$@"
+	gpudrv_judge "$gpudrv_st" "$gpudrv_e" "$gpudrv_name" "$@"
+}
+# gpudrv_judge STATUS ERR NAME ARGS...: the status of a bounded command
+# (NAME ARGS, its errors in ERR) as its caller takes it: STATUS, or 124,
+# and the run given up (gpudrv_gave_up), when it failed at the deadline.
+gpudrv_judge() {
+	gpudrv_js=$1
+	shift
+	[ "$gpudrv_js" -ne 0 ] || return 0
+	[ "$(date +%s)" -ge "$gpudrv_end" ] || return "$gpudrv_js"
+	gpudrv_gave_up "$@"
 	return 124
 }
 # gpudrv_gave_up ERR NAME ARGS...: the deadline passed during (or before)
@@ -350,9 +358,10 @@ kubectl_said() {
 }
 # said FILE: what a program wrote to FILE (a server's words, any text), as one
 # line for a message: lines joined, control characters shown as '?', at most
-# 300 characters.  Quoted so, it can never start a line of its own.
+# 300 characters, no blank at the end.  Quoted so, it can never start a
+# line of its own.
 said() {
-	tr '\n\t' '  ' <"$1" 2>/dev/null | tr -c '[:print:]' '?' | cut -c1-300
+	tr '\n\t' '  ' <"$1" 2>/dev/null | tr -c '[:print:]' '?' | cut -c1-300 | sed 's/ *$//'
 }
 # awk_columns PREFIX NAMES: the words "-v PREFIX_NAME=N" for each of NAMES
 # (N its place, from 1) into $awk_columns: an awk program's names for the
