@@ -52,16 +52,21 @@ import (
 )
 
 const (
-	driverNS     = "gpu-operator"
-	workNS       = "bench-work"
-	stateLabel   = "nvidia.com/gpu-driver-upgrade-state"
-	lMajor       = "nvidia.com/cuda.driver.major"
-	lMinor       = "nvidia.com/cuda.driver.minor"
-	lRev         = "nvidia.com/cuda.driver.rev"
-	lFull        = "nvidia.com/cuda.driver-version.full"
-	lPair        = "bench.gpudrv/pair"
-	lRole        = "bench.gpudrv/role"
-	lDS          = "bench.gpudrv/ds"
+	driverNS   = "gpu-operator"
+	workNS     = "bench-work"
+	stateLabel = "nvidia.com/gpu-driver-upgrade-state"
+	lMajor     = "nvidia.com/cuda.driver.major"
+	lMinor     = "nvidia.com/cuda.driver.minor"
+	lRev       = "nvidia.com/cuda.driver.rev"
+	lFull      = "nvidia.com/cuda.driver-version.full"
+	lPair      = "bench.gpudrv/pair"
+	lRole      = "bench.gpudrv/role"
+	lDS        = "bench.gpudrv/ds"
+	// The bench's fleet: its GPU nodes alone, whatever other GPU nodes the
+	// sandbox has (the lab's, after make lab): both tools, the DaemonSets
+	// and the monitors take these.
+	lFleet       = "bench.gpudrv/fleet"
+	fleetSel     = "nvidia.com/gpu.present=true," + lFleet + "=true"
 	compKey      = "app.kubernetes.io/component"
 	compVal      = "nvidia-driver"
 	validatorSel = "app=nvidia-operator-validator"
@@ -237,7 +242,7 @@ func setup(ctx context.Context, cfg *rest.Config, o *opts) {
 			"feature.node.kubernetes.io/system-os_release.ID":         k.os,
 			"feature.node.kubernetes.io/system-os_release.VERSION_ID": k.ver,
 			lMajor: maj, lMinor: min, lRev: rev, lFull: o.oldVersion,
-			lRole: role[name], lDS: k.id,
+			lRole: role[name], lDS: k.id, lFleet: "true",
 		}
 		if p, ok := pairOf[name]; ok {
 			labels[lPair] = p
@@ -263,7 +268,7 @@ func setup(ctx context.Context, cfg *rest.Config, o *opts) {
 	logf("setup: %d nodes put back (%.0fs)", o.nodes, time.Since(t0).Seconds())
 	// Every node Ready (kwok).
 	waitFor(ctx, "nodes Ready", 120*time.Second, func() (bool, string) {
-		nl, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: "nvidia.com/gpu.present=true"})
+		nl, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: fleetSel})
 		if err != nil {
 			return false, err.Error()
 		}
@@ -409,7 +414,7 @@ func validatorDS() *appsv1.DaemonSet {
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: labels},
 				Spec: corev1.PodSpec{
-					NodeSelector: map[string]string{"nvidia.com/gpu.present": "true"},
+					NodeSelector: map[string]string{"nvidia.com/gpu.present": "true", lFleet: "true"},
 					Containers:   []corev1.Container{{Name: "nvidia-operator-validator", Image: "nvcr.invalid/validator:stand-in"}},
 				},
 			},
@@ -565,7 +570,7 @@ func (w *world) gfd(ctx context.Context) {
 	for ctx.Err() == nil {
 		pl, err := w.cs.CoreV1().Pods(driverNS).List(ctx, metav1.ListOptions{LabelSelector: compKey + "=" + compVal})
 		if err == nil {
-			nl, err2 := w.cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: "nvidia.com/gpu.present=true"})
+			nl, err2 := w.cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: fleetSel})
 			if err2 == nil {
 				have := map[string]string{}
 				for _, n := range nl.Items {
@@ -605,7 +610,7 @@ func sleepCtx(ctx context.Context, d time.Duration) {
 // sample: every second, the nodes: cordoned or not Ready, and the pairs.
 func (w *world) sample(ctx context.Context) {
 	for ctx.Err() == nil {
-		nl, err := w.cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: "nvidia.com/gpu.present=true"})
+		nl, err := w.cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: fleetSel})
 		if err == nil {
 			cord := map[string]bool{}
 			un := 0
@@ -646,7 +651,7 @@ func (w *world) sample(ctx context.Context) {
 
 // counts of the nodes' states, and the driver at the end.
 func (w *world) tally(ctx context.Context) (done, failed, other, newDriver, cordoned int, left []string) {
-	nl, err := w.cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: "nvidia.com/gpu.present=true"})
+	nl, err := w.cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: fleetSel})
 	check(err)
 	for _, n := range nl.Items {
 		s := n.Labels[stateLabel]
