@@ -125,9 +125,10 @@ host=$(printf '%s' "$host" | tr -c 'A-Za-z0-9.-' '-' | cut -c1-63)
 # read: one that cannot be used stops the run here (sh/lib/validate.sh).
 gate_make
 
-# Records (-P) go to the standard output the script was given, as they come,
-# even while a failure path silences its messages.
-exec 3>&1
+# -P's records go to the standard output the script was given (record,
+# runtime.sh's fd 7): one closed is refused before anything is done.
+[ "$progress" = 0 ] || [ -n "$gpudrv_fd7" ] ||
+	die "$node: standard output is closed: -P has nowhere to write its records; nothing was changed"
 
 # on_fail REASON STATUS: the one exit path after a failure, a signal or the
 # deadline.  It undoes what is safe to undo, within the time kept for it, and

@@ -59,6 +59,16 @@ t_grep "says nothing was changed" err "^drv-upgrade.sh: lab-node-1: nothing was 
 t_run t_fake_state
 t_out "and nothing was" "unschedulable= state="
 
+# -P's records with standard output closed: refused before anything is
+# done (it was "an unexpected error" when the script kept a copy of it).
+t_fake_cluster
+t_run sh -c '"$@" >&-' sh drv-upgrade.sh -P -L $T_DRAIN -m "$M" lab-node-1 550.90.07
+t_rc 2 "drv-upgrade.sh -P with standard output closed"
+t_err "says so, and that nothing was changed" \
+	"drv-upgrade.sh: lab-node-1: standard output is closed: -P has nowhere to write its records; nothing was changed"
+t_run t_fake_state
+t_out "and nothing was" "unschedulable= state="
+
 # The files named on the command line, checked before any work.
 t_fake_cluster
 : >afile

@@ -427,9 +427,10 @@ t_grep "each node as its run left it (n2)" err "^drv-rollout.sh: n2: now: unsche
 t_none_alive "no stand-in left running" kubectl.pids
 last_line "the summary from the API" "done 0 failed 0 skipped 0 left 2"
 
-# 6b. SIGTERM while the rollout prints a record: its trap runs inside emit,
-# whose errors go to a file; what it says must still be on its stderr.  A
-# cat that pauses while it copies the record of n1's drain-required.
+# 6b. SIGTERM while the rollout prints a record: what it says must still be
+# on its stderr (emit's errors go to a file), and the record be printed
+# once, not again on the way out.  A cat that pauses while it copies the
+# record of n1's drain-required.
 cluster n1
 echo hang >act.n1
 mkdir -p slow
@@ -452,6 +453,7 @@ t_rc 2 "SIGTERM there"
 t_grep "says so" err "^drv-rollout.sh: interrupted by SIGTERM$"
 t_grep "and where n1 is" err "^drv-rollout.sh: n1: now: unschedulable= state=upgrade-required$"
 t_grep "its state on stdout" out "^n1 upgrade-required$"
+t_is "the record the signal came in, printed once" "$(grep -c '^n1 drain-required$' out)" 1
 last_line "and the summary" "done 0 failed 0 skipped 0 left 1"
 t_none_alive "no stand-in left running" kubectl.pids
 

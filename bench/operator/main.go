@@ -397,7 +397,7 @@ func driverDS(o *opts, id, kernel, ostag, branch string) *appsv1.DaemonSet {
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: labels},
 				Spec: corev1.PodSpec{
-					NodeSelector: map[string]string{"nvidia.com/gpu.deploy.driver": "true", lDS: id},
+					NodeSelector: map[string]string{"nvidia.com/gpu.deploy.driver": "true", lDS: id, lFleet: "true"},
 					Containers:   []corev1.Container{{Name: "nvidia-driver-ctr", Image: driverImage(o, branch, kernel, ostag)}},
 				},
 			},

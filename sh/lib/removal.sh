@@ -243,7 +243,7 @@ drain() {
 	DRAIN_OUT=$tmp/drain.out
 	export DRAIN_OUT
 	awk 'BEGIN { out = ENVIRON["DRAIN_OUT"] } { print >> out; print "    " $0; fflush() }' \
-		<"$tmp/drain.fifo" >&2 &
+		<"$tmp/drain.fifo" >&2 7>&- 8>&- &
 	track_bg "$!"
 	drain_rc=0
 	kc "$tmp/drain.fifo" "$tmp/drain.fifo" drain "$node" "$@" || drain_rc=$?

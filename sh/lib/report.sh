@@ -6,11 +6,14 @@
 # $n_skipped, $total) and the table ($under, $tmp/table).
 # shellcheck shell=sh disable=SC2154,SC2034 # the caller's variables, set or read here
 
-# out LINE...: the rollout's record on standard output; a write error stops it.
+# out LINE...: the rollout's record on standard output, once; a write error
+# stops it.
 out() {
+	gpudrv_hold
 	printf '%s\n' "$@" >>"$tmp/stdout"
 	emit "$tmp/stdout" 0
 	: >"$tmp/stdout"
+	gpudrv_release
 }
 
 # report_cordoned: every node of the rollout that is cordoned now, and why:

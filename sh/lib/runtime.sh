@@ -26,6 +26,8 @@ gpudrv_done=0     # 1 once finish was called: the exit is on purpose
 gpudrv_in_exit=0  # 1 while the EXIT trap runs (it does not run twice)
 gpudrv_stopping=0 # 1 once abort began: a second signal does not cut it short
 gpudrv_signalled= # HUP, INT or TERM once one came: abort was a signal's
+gpudrv_holding=0  # 1 between gpudrv_hold and gpudrv_release
+gpudrv_held=      # the signal that came meanwhile, obeyed at the release
 gpudrv_tmp=       # the run's temporary directory
 gpudrv_child=     # the background command the shell is waiting for
 gpudrv_also=      # one more to stop on the way out (the drain's reader, a watch's kubectl)
@@ -87,22 +89,38 @@ gpudrv_signal() {
 		say "SIG$1 again: still finishing the clean-up (at most $((gpudrv_hard - $(date +%s))) s more)"
 		return 0
 	fi
+	if [ "$gpudrv_holding" = 1 ]; then
+		gpudrv_held=$1
+		return 0
+	fi
 	gpudrv_signalled=$1
 	gpudrv_abort "interrupted by SIG$1"
+}
+# gpudrv_hold, gpudrv_release: around a few short commands that a signal
+# must not cut in two (a record printed, then forgotten: cut between the
+# two, the way out would print it again); a signal that comes between them
+# is obeyed at the release.
+gpudrv_hold() {
+	gpudrv_holding=1
+}
+gpudrv_release() {
+	gpudrv_holding=0
+	[ -z "$gpudrv_held" ] || gpudrv_signal "$gpudrv_held"
 }
 # The script's own standard output and error, kept on fds 7 and 8 (when
 # open): a trap runs between any two commands, even inside a block or a
 # function whose output goes to a file (emit's, a `f >file` call), and
 # what the way out says and prints must reach the caller, not that file.
-# Children whose output goes elsewhere are started without them.
+# Children in the background start without them.  (One the script was
+# given closed stays closed: its fd 7 or 8 is not open either.)
 gpudrv_fd7=
 gpudrv_fd8=
 { command exec 7>&1; } 2>/dev/null && gpudrv_fd7=1
 command exec 8>&2 && gpudrv_fd8=1
 # gpudrv_own_fds: standard output and error the script's own again, for good.
 gpudrv_own_fds() {
-	[ -z "$gpudrv_fd7" ] || exec 1>&7
-	[ -z "$gpudrv_fd8" ] || exec 2>&8
+	if [ -n "$gpudrv_fd7" ]; then exec 1>&7; else exec 1>&-; fi
+	if [ -n "$gpudrv_fd8" ]; then exec 2>&8; else exec 2>&-; fi
 }
 trap gpudrv_exit EXIT
 trap 'gpudrv_signal HUP' HUP
@@ -166,7 +184,7 @@ gpudrv_stop_children() {
 # run_bg CMD...: CMD in the background, waited for, so that a signal stops it
 # at once; CMD's status.  Its standard input is /dev/null.
 run_bg() {
-	"$@" &
+	"$@" 7>&- 8>&- &
 	gpudrv_child=$!
 	gpudrv_wait
 }

@@ -4,8 +4,8 @@
 # the Events on the node, and the refusal (POSIX sh; sourced by
 # drv-upgrade.sh only, after runtime.sh, node.sh and api.sh).  It reads the
 # caller's $tmp, $node, $version, $major, $progress, $prog, $host and
-# $labels2tag, and writes to its fd 3; it sets facts' $r_* (record_read),
-# $cur_state, $state_set and $events.
+# $labels2tag, and writes to fd 7 (runtime.sh); it sets facts' $r_*
+# (record_read), $cur_state, $state_set and $events.
 # shellcheck shell=sh disable=SC2154,SC2034 # the caller's variables, set or read here
 
 # facts FILE: the node in FILE (its JSON) read by labels2tag -F, the one
@@ -36,10 +36,12 @@ look() {
 # state" at each change of the state label ("-": removed), "node now state
 # cordon" where a failure or a signal left it, as the API said ("node now
 # unknown": it did not answer).  Only this script writes there: what kubectl
-# or a server says goes to standard error, indented or on one line.
+# or a server says goes to standard error, indented or on one line.  Fd 7,
+# the standard output the script was given (runtime.sh): records come as
+# they come, even while a failure path silences its messages.
 record() {
 	[ "$progress" = 1 ] || return 0
-	printf '%s %s\n' "$node" "$*" >&3 2>/dev/null || gpudrv_abort "cannot write to standard output"
+	printf '%s %s\n' "$node" "$*" 2>/dev/null >&7 || gpudrv_abort "cannot write to standard output"
 }
 # event TYPE REASON MESSAGE: an Event on the node (Normal or Warning), as
 # kubectl describe node shows them, from source gpudrv, as the GPU

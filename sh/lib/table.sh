@@ -162,8 +162,11 @@ await() {
 # since the last look, one "node state" line each: their "node state"
 # records (drv-upgrade.sh -P) on their standard output, which nothing else
 # writes (what kubectl says goes to their standard error); only whole lines
-# are read (wc -l counts them), each run's last state into the table.
+# are read (wc -l counts them), each run's last state into the table.  A
+# signal is held until they are printed and counted seen: the way out
+# would print them again.
 progress() {
+	gpudrv_hold
 	set --
 	pn=
 	for bn in $under; do
@@ -192,6 +195,7 @@ progress() {
 	[ ! -s "$tmp/stdout" ] || last_progress=$(date +%s)
 	emit "$tmp/stdout" 0
 	: >"$tmp/stdout"
+	gpudrv_release
 	metrics_write
 }
 
