@@ -65,12 +65,12 @@ table() {
 		args=$(sed -n "s/^\(GET\|WRITE\) $i //p" clean.calls)
 		want=$($except "$args")
 		faults="empty status error cut other page"
-		# Under the sanitizers (and valgrind, run by hand) each GET gets one
-		# fault, in turn (GET 1 empty, GET 2 a Status, ...): every GET is
-		# still met, and every fault, in a sixth of the time.  The whole
-		# table is the scripts' logic, which make check runs; the lines of
-		# C it reaches that the turn does not, other tests reach
-		# (.ci/cover; HACKING.md, CI).
+		# Run by hand under the sanitizers or valgrind (make check-asan
+		# leaves the table out: SAN_SKIP), each GET gets one fault, in turn
+		# (GET 1 empty, GET 2 a Status, ...): every GET is still met, and
+		# every fault, in a sixth of the time.  The whole table is the
+		# scripts' logic, which make check runs; the lines of C it reaches,
+		# other tests reach (.ci/cover; HACKING.md, CI).
 		if [ "${GPUDRV_VALGRIND:-0}" = 1 ] || [ "${GPUDRV_SANITIZED:-0}" = 1 ]; then
 			case $(((i - 1) % 6)) in
 			0) faults=empty ;; 1) faults=status ;; 2) faults=error ;; 3) faults=cut ;; 4) faults=other ;; *) faults=page ;;
