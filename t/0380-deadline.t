@@ -56,6 +56,27 @@ for s in drv-tag.sh drv-audit.sh drv-states.sh drv-kubeconfig.sh; do
 	fi
 done
 
+# The deadline is kept by a clock that only goes forward: the time of day
+# set an hour forward at each look (a date(1) first on PATH says so) moves
+# no deadline.
+mkdir -p clock
+real_date=$(command -v date)
+cat >clock/date <<EOF
+#!/bin/sh
+[ "\$*" = +%s ] || exec $real_date "\$@"
+echo x >>"$PWD/clock/n"
+echo \$((\$($real_date +%s) + 3600 * \$(grep -c . "$PWD/clock/n")))
+EOF
+chmod +x clock/date
+t_fake_cluster
+t_run drv-tag.sh lab-node-1
+cp out tag.want
+t_fake_cluster
+PATH=$PWD/clock:$PATH GPUDRV_TIMEOUT=30 t_run drv-tag.sh lab-node-1
+t_rc 0 "drv-tag.sh, the time of day an hour forward at each look: GPUDRV_TIMEOUT=30 still ahead"
+t_cmp "and it prints the node's tag" tag.want out
+rm -rf clock tag.want
+
 # The request timeout: GPUDRV_REQUEST_TIMEOUT, or what is left of the run.
 t_fake_cluster
 GPUDRV_REQUEST_TIMEOUT=5 t_run drv-tag.sh lab-node-1

@@ -32,7 +32,21 @@ gpudrv_tmp=       # the run's temporary directory
 gpudrv_child=     # the background command the shell is waiting for
 gpudrv_also=      # one more to stop on the way out (the drain's reader, a watch's kubectl)
 gpudrv_bg=0       # 1: gpudrv_bounded leaves its command running (kc_bg)
-gpudrv_t0=$(date +%s)
+# gpudrv_clock: $gpudrv_now, the run's clock in seconds: the kernel's
+# uptime (/proc/uptime, read by the shell: no process), which only goes
+# forward, so that a clock set back or forward meanwhile moves no
+# deadline; date +%s where there is no /proc.
+gpudrv_clock() {
+	if [ "$gpudrv_proc" = 1 ] && read -r gpudrv_now gpudrv_x </proc/uptime; then
+		gpudrv_now=${gpudrv_now%.*}
+	else
+		gpudrv_now=$(date +%s)
+	fi
+}
+gpudrv_proc=0
+[ ! -r /proc/uptime ] || gpudrv_proc=1
+gpudrv_clock
+gpudrv_t0=$gpudrv_now
 gpudrv_end=$((gpudrv_t0 + 86400)) # until gpudrv_start sets the run's deadline
 gpudrv_hard=$gpudrv_end
 
@@ -86,7 +100,8 @@ gpudrv_exit() {
 }
 gpudrv_signal() {
 	if [ "$gpudrv_stopping" = 1 ]; then
-		say "SIG$1 again: still finishing the clean-up (at most $((gpudrv_hard - $(date +%s))) s more)"
+		gpudrv_clock
+		say "SIG$1 again: still finishing the clean-up (at most $((gpudrv_hard - gpudrv_now)) s more)"
 		return 0
 	fi
 	if [ "$gpudrv_holding" = 1 ]; then
@@ -297,7 +312,8 @@ gpudrv_bounded() {
 	gpudrv_flag=$2
 	gpudrv_prog=$3
 	shift 3
-	gpudrv_left=$((gpudrv_end - $(date +%s)))
+	gpudrv_clock
+	gpudrv_left=$((gpudrv_end - gpudrv_now))
 	if [ "$gpudrv_left" -le 0 ]; then
 		gpudrv_gave_up "$gpudrv_e" "$gpudrv_name" "$@"
 		return 124
@@ -332,7 +348,8 @@ gpudrv_judge() {
 	gpudrv_js=$1
 	shift
 	[ "$gpudrv_js" -ne 0 ] || return 0
-	[ "$(date +%s)" -ge "$gpudrv_end" ] || return "$gpudrv_js"
+	gpudrv_clock
+	[ "$gpudrv_now" -ge "$gpudrv_end" ] || return "$gpudrv_js"
 	gpudrv_gave_up "$@"
 	return 124
 }
@@ -349,15 +366,18 @@ gpudrv_gave_up() {
 	curl) gpudrv_hint="is the Pushgateway hanging?" ;;
 	*) gpudrv_hint="is the API server, or the kubeconfig's credential plugin, hanging?" ;;
 	esac
-	gpudrv_abort "gave up after $(($(date +%s) - gpudrv_t0))s, the run's deadline ($gpudrv_why): no answer to '$gpudrv_p $(printf '%s' "$*" | cut -c1-72)'; $gpudrv_hint$gpudrv_said"
+	gpudrv_clock
+	gpudrv_abort "gave up after $((gpudrv_now - gpudrv_t0))s, the run's deadline ($gpudrv_why): no answer to '$gpudrv_p $(printf '%s' "$*" | cut -c1-72)'; $gpudrv_hint$gpudrv_said"
 }
 # time_left: the seconds left before the run's deadline.
 time_left() {
-	echo $((gpudrv_end - $(date +%s)))
+	gpudrv_clock
+	echo $((gpudrv_end - gpudrv_now))
 }
 # nap SECONDS: sleep, but never past the deadline, and stopped by a signal.
 nap() {
-	gpudrv_left=$((gpudrv_end - $(date +%s)))
+	gpudrv_clock
+	gpudrv_left=$((gpudrv_end - gpudrv_now))
 	[ "$gpudrv_left" -le "$1" ] || gpudrv_left=$1
 	[ "$gpudrv_left" -gt 0 ] || return 0
 	run_bg sleep "$gpudrv_left"
