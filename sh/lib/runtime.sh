@@ -312,8 +312,7 @@ gpudrv_bounded() {
 	gpudrv_flag=$2
 	gpudrv_prog=$3
 	shift 3
-	gpudrv_clock
-	gpudrv_left=$((gpudrv_end - gpudrv_now))
+	gpudrv_time_left
 	if [ "$gpudrv_left" -le 0 ]; then
 		gpudrv_gave_up "$gpudrv_e" "$gpudrv_name" "$@"
 		return 124
@@ -369,15 +368,19 @@ gpudrv_gave_up() {
 	gpudrv_clock
 	gpudrv_abort "gave up after $((gpudrv_now - gpudrv_t0))s, the run's deadline ($gpudrv_why): no answer to '$gpudrv_p $(printf '%s' "$*" | cut -c1-72)'; $gpudrv_hint$gpudrv_said"
 }
-# time_left: the seconds left before the run's deadline.
-time_left() {
+# gpudrv_time_left: $gpudrv_left, the seconds left before the run's
+# deadline; time_left prints them.
+gpudrv_time_left() {
 	gpudrv_clock
-	echo $((gpudrv_end - gpudrv_now))
+	gpudrv_left=$((gpudrv_end - gpudrv_now))
+}
+time_left() {
+	gpudrv_time_left
+	echo "$gpudrv_left"
 }
 # nap SECONDS: sleep, but never past the deadline, and stopped by a signal.
 nap() {
-	gpudrv_clock
-	gpudrv_left=$((gpudrv_end - gpudrv_now))
+	gpudrv_time_left
 	[ "$gpudrv_left" -le "$1" ] || gpudrv_left=$1
 	[ "$gpudrv_left" -gt 0 ] || return 0
 	run_bg sleep "$gpudrv_left"
