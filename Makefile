@@ -160,7 +160,7 @@ VG_NONE  = t/0110-drv-tag.t t/0450-drv-rollout.t t/0620-fault-table.t t/0621-fau
 # (t/0160: no line of its own either; the size of its input is its point,
 # 135 s under valgrind), which check-asan runs (the others run in make
 # check only: SAN_SKIP).
-VG_SKIP  = t/0160-scale.t t/0330-drv-next.t t/0460-drv-rollout-batches.t t/0465-drv-rollout-lease.t t/0622-fault-table-rollout.t
+VG_SKIP  = t/0160-scale.t $(SAN_SKIP)
 VG_TESTS = $(call slow_first,$(filter-out $(VG_NONE) $(VG_SKIP),$(sort $(wildcard t/01*.t t/02*.t t/0330-*.t t/0367-*.t t/04*.t t/05*.t t/06*.t))))
 check-valgrind: all
 	GPUDRV_VALGRIND=1 GPUDRV_E2E=0 $(PROVE) $(VG_TESTS)
