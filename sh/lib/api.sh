@@ -19,8 +19,39 @@ kc() {
 	gpudrv_o=$1
 	gpudrv_e=$2
 	shift 2
+	[ -n "$gpudrv_icc" ] || in_cluster
 	gpudrv_bounded kubectl --request-timeout "${KUBECTL:-kubectl}" \
 		${GPUDRV_KUBECONFIG:+"--kubeconfig=$GPUDRV_KUBECONFIG"} ${GPUDRV_CONTEXT:+"--context=$GPUDRV_CONTEXT"} "$@"
+}
+# in_cluster: in a pod with no kubeconfig (none named, no ~/.kube/config),
+# the pod's service account, as kubectl's in-cluster config takes it, but
+# through a kubeconfig of the run's own that GPUDRV_KUBECONFIG names: kubectl
+# drops its in-cluster config when a flag (--request-timeout, on every call
+# here) makes its config differ from the default one, and asks localhost:8080
+# instead.  The token is named by its file (tokenFile), which client-go reads
+# again as the kubelet rotates it.
+gpudrv_icc=
+gpudrv_sa=/var/run/secrets/kubernetes.io/serviceaccount
+in_cluster() {
+	gpudrv_icc=1
+	[ -z "${GPUDRV_KUBECONFIG:-}" ] && [ -z "${KUBECONFIG:-}" ] && [ ! -e "${HOME:-/nonexistent}/.kube/config" ] &&
+		[ -n "${KUBERNETES_SERVICE_HOST:-}" ] && [ -n "${KUBERNETES_SERVICE_PORT:-}" ] &&
+		[ -r "$gpudrv_sa/token" ] && [ -n "$gpudrv_tmp" ] || return 0
+	case $KUBERNETES_SERVICE_HOST in
+	*:*) gpudrv_h="[$KUBERNETES_SERVICE_HOST]" ;;
+	*) gpudrv_h=$KUBERNETES_SERVICE_HOST ;;
+	esac
+	{
+		printf '%s\n' 'apiVersion: v1' 'kind: Config' 'clusters:' '- name: in-cluster' '  cluster:' \
+			"    server: \"https://$gpudrv_h:$KUBERNETES_SERVICE_PORT\""
+		[ ! -r "$gpudrv_sa/ca.crt" ] || printf '    certificate-authority: "%s"\n' "$gpudrv_sa/ca.crt"
+		printf '%s\n' 'users:' '- name: in-cluster' '  user:' "    tokenFile: \"$gpudrv_sa/token\"" \
+			'contexts:' '- name: in-cluster' '  context:' '    cluster: in-cluster' '    user: in-cluster'
+		[ ! -s "$gpudrv_sa/namespace" ] || printf '    namespace: "%s"\n' "$(cat "$gpudrv_sa/namespace")"
+		echo 'current-context: in-cluster'
+	} >"$gpudrv_tmp/in-cluster.kubeconfig" ||
+		die "cannot write the in-cluster kubeconfig in $gpudrv_tmp"
+	GPUDRV_KUBECONFIG=$gpudrv_tmp/in-cluster.kubeconfig
 }
 # kc_bg OUT ERR ARGS...: kc, but kubectl left running in the background (a
 # watch, read meanwhile from OUT, a fifo), stopped on the way out
