@@ -213,8 +213,19 @@ deb:
 	lintian --fail-on error,warning $(DEBDIR)/*.changes
 	@ls $(DEBDIR)/*.deb
 
+# The OCI image (image/build.sh; README.md, Install): Debian's packages,
+# unpacked by mmdebstrap, the .deb above and the sandbox's kubectl
+# (sandbox/build.sh builds it from its Go module when missing), imported
+# with podman and written to $(IMAGE) as an oci-archive.  As root.
+IMAGE = .image/gpudrv.oci.tar
+image: deb
+	@sh .ci/deps image
+	@sh sandbox/build.sh >&2
+	sh image/build.sh $(DEBDIR)/gpudrv_$(VERSION)_`dpkg --print-architecture`.deb \
+		$${GPUDRV_SANDBOX_DIR:-.sandbox}/bin/kubectl $(IMAGE)
+
 clean:
-	rm -rf bin lib common/*.o common/*.a .asan gpudrv-*.tar.gz
+	rm -rf bin lib common/*.o common/*.a .asan .image gpudrv-*.tar.gz
 
 # The source tarball of the commit checked out (git archive), into $(DIST):
 # what it holds builds, and passes GPUDRV_E2E=0 make check, on its own.
@@ -223,7 +234,7 @@ dist:
 	git archive --prefix=gpudrv-$(VERSION)/ -o $(DIST) HEAD
 	@echo $(DIST)
 
-.PHONY: all check check-asan check-valgrind clean dist fuzz install deps need lab sandbox sandbox-lab sandbox-down deb
+.PHONY: all check check-asan check-valgrind clean dist fuzz install deps need lab sandbox sandbox-lab sandbox-down deb image
 
 # Benchmarks (bench/README.md): generated inputs and results stay in bench/out.
 # The generated inputs (gen/, as the tests build it).

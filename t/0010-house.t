@@ -28,8 +28,10 @@ done
 t_run sed -n '1s/^gpudrv (\([^)]*\)).*/\1/p' "$ROOT/debian/changelog"
 t_out "debian/changelog's last entry is VERSION's release" "$(cat "$ROOT/VERSION")"
 t_grep "NEWS.md says what VERSION brings" "$ROOT/NEWS.md" "^## $(cat "$ROOT/VERSION")\( \|$\)"
+t_grep "deploy/in-cluster runs VERSION's image" "$ROOT/deploy/in-cluster/kustomization.yaml" \
+	"^  newTag: \"$(cat "$ROOT/VERSION")\"\$"
 if command -v shellcheck >/dev/null 2>&1; then
-	for s in "$ROOT"/sh/*.sh "$ROOT"/sh/kubectl-gpudrv "$ROOT"/sh/lib/*.sh; do
+	for s in "$ROOT"/sh/*.sh "$ROOT"/sh/kubectl-gpudrv "$ROOT"/sh/lib/*.sh "$ROOT"/image/*.sh; do
 		t_run shellcheck -x -s sh "$s"
 		t_rc 0 "shellcheck ${s##*/}"
 	done
