@@ -13,14 +13,13 @@
 set -eu
 
 prog=drv-rollout.sh
-usage_line="usage: $prog [-cDfL] [-U field=value]... [-l selector] [-p max-parallel] [-u max-unavailable] [-C canary-count | -S canary-selector] [-k max-failures] [-m matrix | -r repository [-I]] [-t drain-timeout] [-g validate-timeout] [-w budget-wait] [-j job-selector [-J job-timeout]] [-V gate-manifest [-G gate-timeout] [-e gate-namespace]] [-n driver-namespace] [-s driver-selector] [-o log-dir] [-M metrics-file] version"
+usage_line="usage: $prog [-cDfL] [-U field=value]... [-l selector] [-p max-parallel] [-u max-unavailable] [-C canary-count | -S canary-selector] [-k max-failures] [-m matrix | -r repository [-I]] [-t drain-timeout] [-g validate-timeout] [-w budget-wait] [-j job-selector [-J job-timeout]] [-V gate-manifest [-G gate-timeout] [-e gate-namespace]] [-n driver-namespace] [-s driver-selector] [-o log-dir] [-M metrics-file] [-N webhook-url] version"
 
 # The library, in ../lib/gpudrv from this script's real directory (links
 # followed): runtime.sh first, then what the script uses.
 lib=$(dirname -- "$(readlink -f -- "$0")")/../lib/gpudrv
 if [ -r "$lib/runtime.sh" ]; then . "$lib/runtime.sh"; else echo "$prog: $lib/runtime.sh not found: install gpudrv whole (make install)" >&2 && exit 2; fi
-. "$lib/options.sh"; . "$lib/node.sh"; . "$lib/api.sh"; . "$lib/lease.sh"; . "$lib/files.sh"
-. "$lib/table.sh"; . "$lib/report.sh"; . "$lib/look.sh"
+. "$lib/options.sh"; . "$lib/node.sh"; . "$lib/api.sh"; . "$lib/lease.sh"; . "$lib/files.sh"; . "$lib/table.sh"; . "$lib/report.sh"; . "$lib/look.sh"
 
 matrix=${GPUDRV_MATRIX:-$default_matrix}
 matrix_given=
@@ -57,7 +56,7 @@ wait_timeout=
 rerun=$prog
 for a; do rerun="$rerun $(shw "$a")"; done
 resume="$prog -c${rerun#"$prog"}"
-eval "set -- $(gpudrv_opts 'l:selector p:max-parallel u:max-unavailable m:matrix r:registry t:drain-timeout g:validate-timeout J:wait-timeout j:wait-for w:budget-wait n:driver-namespace s:driver-selector o:log-dir M:metrics U:policy C:canary S:canary-selector k:max-failures V:gate G:gate-timeout e:gate-namespace' "$@")"
+eval "set -- $(gpudrv_opts 'l:selector p:max-parallel u:max-unavailable m:matrix r:registry t:drain-timeout g:validate-timeout J:wait-timeout j:wait-for w:budget-wait n:driver-namespace s:driver-selector o:log-dir M:metrics N:notify U:policy C:canary S:canary-selector k:max-failures V:gate G:gate-timeout e:gate-namespace' "$@")"
 while [ $# -gt 0 ]; do
 	case $1 in
 	--) shift; break ;;
@@ -91,6 +90,7 @@ while [ $# -gt 0 ]; do
 		-n | --driver-namespace | -s | --driver-selector) upgrade_option "$@"; shift ;;
 	-o | --log-dir) need_arg "$@"; logdir=$2; shift ;;
 	-M | --metrics) need_arg "$@"; metrics=$2; shift ;;
+	-N | --notify) notify_option "$@"; shift ;;
 	*) other_option "$1" ;;
 	esac
 	shift
@@ -286,6 +286,7 @@ blocked() {
 		sed 's/^/    /' "$tmp/why" >&2 || :
 	fi
 	out "$1 skipped budget"
+	[ "$dry_run" = 1 ] || notify skipped "$1: skipped: its drain would be refused${2:+ $2} (pdb-check -s $1 says why)" "$1"
 	table_set "$1" gone=1
 	n_skipped=$((n_skipped + 1))
 }
@@ -402,6 +403,7 @@ halt=           # -k failures (1 without -c): no node starts after them
 n_failed_run=0  # the nodes this run failed
 failed_run=
 [ "$canary" = 1 ] || read_draws
+notify start "started: $total node(s) to driver $version${selector:+ ($selector)}, $(count DONE SKIP) of them done or skipped already"
 while :; do
 	# The state of this moment: the plan (none after a halt), each node as
 	# the API has it, the table of those under way.
@@ -485,6 +487,7 @@ if [ -n "$halt" ]; then
 		say "see why (drv-states.sh, the nodes' logs), then resume, past the failed: $resume"
 	fi
 	stopped=1
+	stop_why="${halt# } not through"
 fi
 
 # The end: every node of the rollout done, or left out by its skip label, is

@@ -479,4 +479,61 @@ t_run cat victim
 t_out "the file they led to is untouched" precious
 t_ok "$([ -f logs/n1.out ] && ! [ -h logs/n1.out ]; echo $?)" "n1's log is a file of its own"
 t_grep "with n1's records" logs/n1.out "^n1 upgrade-done$"
+# 8. -N: the webhook hears of the start, each node failed or skipped, and
+# the end or the stop, a POST of JSON each (t/webhook.pl records them); one
+# that answers 500, or never, is said on stderr and changes nothing else.
+hook() { # hook MODE: the webhook, its pid $hook, its URL $H
+	rm -rf hook && mkdir hook
+	perl "$T/webhook.pl" "$1" "$PWD/hook" &
+	hook=$!
+	t_until 10 test -s hook/port
+	H=http://127.0.0.1:$(cat hook/port)/hooks/gpudrv
+}
+unhook() { kill "$hook" 2>/dev/null; wait "$hook" 2>/dev/null; }
+events() { sed 's/.*"event":"\([a-z]*\)".*/\1/' hook/got | tr '\n' ' '; }
+cluster n1 n2 n3
+echo fail >act.n2
+echo refuse >act.n3
+hook ok
+t_run "$R" $T_DRAIN -L -c -p 1 -u 100% -N "$H" -m "$M" "$NEW"
+unhook
+t_rc 1 "-N: n2 fails, n3 refused twice, -c"
+last_line "its summary" "done 1 failed 1 skipped 1 left 0"
+t_is "a message each: the start, n2's failure, n3 skipped, the end" "$(events)" "start failed skipped end "
+t_run sort -u hook/req
+t_out "each a POST of JSON to the URL's path" "POST /hooks/gpudrv application/json"
+t_run perl -MJSON::PP -ne 'my $m = decode_json($_); print $m->{gpudrv}{event}, " ", $m->{gpudrv}{node} // "-", " ", $m->{gpudrv}{version}, "\n"' hook/got
+t_out "each one JSON: its event, node and version" "start - $NEW" "failed n2 $NEW" "skipped n3 $NEW" "end - $NEW"
+t_grep "the failure's text: the node, its state, its last words" hook/got \
+	"^{\"text\":\"gpudrv: drv-rollout.sh $NEW on [^\"]*: n2: failed ($S=upgrade-failed): drv-upgrade.sh: n2: drain failed (exit 1): see kubectl's words above\","
+t_grep "the end's text: the counts" hook/got "\"text\":\"gpudrv: [^\"]*: ended: done 1 failed 1 skipped 1 left 0 (exit 1)\""
+t_is "nothing said of the webhook" "$(grep -c webhook err)" 0
+cluster n1 n2 n3
+echo fail >act.n2
+hook ok
+t_run "$R" $T_DRAIN -L -p 1 -u 100% -N "$H" -m "$M" "$NEW"
+unhook
+t_rc 1 "-N: n2 fails, no -c"
+t_is "the start, the failure, the stop" "$(events)" "start failed stop "
+t_grep "the stop's text: why, and the counts" hook/got "\"text\":\"gpudrv: [^\"]*: stopped: n2 not through; done 1 failed 1 skipped 0 left 1 (exit 1)\""
+cluster n1 n2
+hook fail
+t_run "$R" $T_DRAIN -L -p 1 -u 100% -N "$H" -m "$M" "$NEW"
+unhook
+t_rc 0 "-N: a webhook that answers 500: the rollout goes on"
+last_line "its summary" "done 2 failed 0 skipped 0 left 0"
+t_grep "the refusal said" err "^drv-rollout.sh: warning: the webhook (-N) refused the start message: HTTP 500; it said: no_service$"
+t_is "the end tried too" "$(events)" "start end "
+cluster n1 n2
+hook hang
+t0=$(date +%s)
+GPUDRV_NOTIFY_TIMEOUT=2 t_run "$R" $T_DRAIN -L -p 1 -u 100% -N "$H" -m "$M" "$NEW"
+t1=$(date +%s)
+unhook
+t_rc 0 "-N: a webhook that never answers: the rollout goes on"
+last_line "its summary" "done 2 failed 0 skipped 0 left 0"
+t_grep "curl's timeout said" err "^drv-rollout.sh: warning: cannot send the start message to the webhook (-N) (curl exit 28): curl: (28) "
+t_grep "and no other message" err "^drv-rollout.sh: warning: the webhook (-N) did not answer in 2s: no other message is sent$"
+t_is "the start alone was tried" "$(events)" "start "
+t_ok "$([ $((t1 - t0)) -le 20 ] && echo 0 || echo 1)" "it cost the rollout one timeout ($((t1 - t0)) s in all)"
 t_done

@@ -1,6 +1,6 @@
 # report.sh: what drv-rollout.sh says: its records on standard output, the
-# nodes it leaves cordoned, the summary it ends with, and the -M textfile
-# (POSIX sh; sourced by drv-rollout.sh only, after runtime.sh, node.sh,
+# nodes it leaves cordoned, the summary it ends with, the -M textfile, and
+# the webhook's messages (-N) (POSIX sh; sourced by drv-rollout.sh only, after runtime.sh, node.sh,
 # files.sh and table.sh).  It reads the caller's $tmp, $logdir, $metrics,
 # $dry_run, $selector, $prog, the counts ($n_started, $n_done, $n_failed,
 # $n_skipped, $total) and the table ($under, $tmp/table).
@@ -81,6 +81,11 @@ summary() {
 		out "plan: upgrade $n_started done $n_done failed $n_failed skipped $n_skipped left $((n_left - n_started))"
 	else
 		out "done $n_done failed $n_failed skipped $n_skipped left $n_left"
+		if [ -n "$stop_why" ] || [ "$1" = 2 ]; then
+			notify stop "stopped: ${stop_why:-an error (its stderr says which)}; done $n_done failed $n_failed skipped $n_skipped left $n_left (exit $1)"
+		else
+			notify end "ended: done $n_done failed $n_failed skipped $n_skipped left $n_left (exit $1)"
+		fi
 	fi
 	finish "$1"
 }
@@ -92,6 +97,7 @@ stop_rollout() {
 }
 abort() {
 	say "$1"
+	stop_why=$1
 	stop_running
 	summary 2
 }
@@ -146,4 +152,57 @@ say_left() {
 		[ "$uo" != - ] || uo=
 		say "$left node(s) left: $un GPU node(s)${uo:+ of $uo} are cordoned or not Ready, and maxUnavailable is $um"
 	done
+}
+
+# notify EVENT TEXT [NODE]: a message to the webhook (-N URL), if one is
+# named: a POST of {"text": "gpudrv: ROLLOUT: TEXT", "gpudrv": {"event":
+# EVENT, "version", "cluster", "node": NODE}}, the body that
+# Slack's and Teams' incoming webhooks take (they read text).  EVENT: start,
+# failed, skipped, stop, end.  Sent with curl, bounded as every request is
+# and by GPUDRV_NOTIFY_TIMEOUT seconds (default 10); one that fails is said
+# on stderr and changes nothing else, and after one that timed out no other
+# is sent (a webhook that hangs must not pace the rollout).
+notify_url= # -N
+notify_t=
+stop_why=
+notify_off=
+# notify_option -N URL: the webhook, and GPUDRV_NOTIFY_TIMEOUT, checked.
+notify_option() {
+	need_arg "$@"
+	check_value "$1" "$2" "a webhook's URL (https://...)"
+	notify_url=$2
+	notify_t=$(secs "${GPUDRV_NOTIFY_TIMEOUT:-10}") ||
+		misuse "GPUDRV_NOTIFY_TIMEOUT takes seconds (10, 10s, 1m), not '$GPUDRV_NOTIFY_TIMEOUT'"
+}
+notify() {
+	[ -n "$notify_url" ] && [ -z "$notify_off" ] && [ "$dry_run" = 0 ] || return 0
+	GPUDRV_N_TEXT="gpudrv: $prog $version on ${server:-the cluster}: $2" GPUDRV_N_EVENT=$1 GPUDRV_N_NODE=${3:-} \
+		GPUDRV_N_VERSION=$version GPUDRV_N_CLUSTER=${server:-} awk 'function j(k, s) {
+			s = ENVIRON["GPUDRV_N_" k]
+			gsub(/\\/, "\\\\", s); gsub(/"/, "\\\"", s); gsub(/[\001-\037]/, " ", s)
+			return "\"" s "\""
+		}
+		BEGIN {
+			printf "{\"text\":%s,\"gpudrv\":{\"event\":%s,\"version\":%s,\"cluster\":%s", j("TEXT"), j("EVENT"), j("VERSION"), j("CLUSTER")
+			if (ENVIRON["GPUDRV_N_NODE"] != "") printf ",\"node\":%s", j("NODE")
+			print "}}"
+		}' >"$tmp/notify.json"
+	nf_rt=$gpudrv_rt
+	[ "$gpudrv_rt" -le "$notify_t" ] || gpudrv_rt=$notify_t
+	nf_lim=$gpudrv_rt
+	nf_st=0
+	# The URL (a webhook's is its secret) in a config file of the run's own
+	# directory, not on a command line every user can read.
+	printf 'url = "%s"\n' "$(printf '%s' "$notify_url" | sed 's/[\\"]/\\&/g')" >"$tmp/notify.curlrc"
+	push "$tmp/notify.code" "$tmp/notify.err" -sS -X POST -H 'Content-Type: application/json' \
+		--data-binary "@$tmp/notify.json" -o "$tmp/notify.body" -w '%{http_code}' -K "$tmp/notify.curlrc" || nf_st=$?
+	gpudrv_rt=$nf_rt
+	nf_code=$(cat "$tmp/notify.code" 2>/dev/null) || nf_code=
+	if [ "$nf_st" = 0 ]; then
+		case $nf_code in 2[0-9][0-9]) return 0 ;; esac
+		say "warning: the webhook (-N) refused the $1 message: HTTP ${nf_code:-status unknown}; it said: $(head -c 200 "$tmp/notify.body" | tr -c '[:print:]' ' ')"
+		return 0
+	fi
+	say "warning: cannot send the $1 message to the webhook (-N) (curl exit $nf_st): $(tail -n 1 "$tmp/notify.err" | cut -c1-200)"
+	[ "$nf_st" != 28 ] || { notify_off=1 && say "warning: the webhook (-N) did not answer in ${nf_lim}s: no other message is sent"; }
 }

@@ -224,11 +224,18 @@ ended() {
 		elif [ "$tr_rc" = 1 ] && [ "$tr_state" = . ]; then
 			say "$bn: drv-upgrade.sh refused (exit 1) again; nothing was changed; skipped; its last words:"
 			n_skipped=$((n_skipped + 1))
+			ev=skipped
 		else
 			say "$bn: the upgrade failed (drv-upgrade.sh exit $tr_rc); its last words:"
 			failed_now="$failed_now $bn"
+			ev=failed
 		fi
 		grep -v '^    ' "$logdir/$bn.log" | tail -n 6 | sed 's/^/    /' >&2 || :
+		if [ "$tr_refused" != . ] || [ "$tr_rc" != 1 ] || [ "$tr_state" != . ]; then
+			es=${tr_state#.}
+			[ "$1" = 0 ] || es=$now
+			notify "$ev" "$bn: $ev ($L_STATE=${es:--}): $(grep -v -e '^    ' -e "^[^ ]*: $bn: now: " "$logdir/$bn.log" | tail -n 1 | cut -c1-300)" "$bn"
+		fi
 	done
 }
 
