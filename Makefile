@@ -194,7 +194,9 @@ install: all
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7
 	cp $(INSTALLED:%=bin/%) bin/kubectl-gpudrv $(DESTDIR)$(BINDIR)/
 	cp $(SHLIB) $(DESTDIR)$(LIBDIR)/
+	mkdir -p $(DESTDIR)$(DATADIR)/deploy/in-cluster
 	cp deploy/*.yaml deploy/README.md $(DESTDIR)$(DATADIR)/deploy/
+	cp deploy/in-cluster/* $(DESTDIR)$(DATADIR)/deploy/in-cluster/
 	cp $(INSTALLED:%=man1/%.1) man1/kubectl-gpudrv.1 $(DESTDIR)$(MANDIR)/man1/
 	cp man1/gpudrv.7 $(DESTDIR)$(MANDIR)/man7/
 
@@ -215,8 +217,9 @@ deb:
 
 # The OCI image (image/build.sh; README.md, Install): Debian's packages,
 # unpacked by mmdebstrap, the .deb above and the sandbox's kubectl
-# (sandbox/build.sh builds it from its Go module when missing), imported
-# with podman and written to $(IMAGE) as an oci-archive.  As root.
+# (sandbox/build.sh builds the sandbox's binaries, kubectl among them, from
+# their Go modules when they are missing: minutes on a fresh machine),
+# imported with podman and written to $(IMAGE) as an oci-archive.  As root.
 IMAGE = .image/gpudrv.oci.tar
 image: deb
 	@sh .ci/deps image

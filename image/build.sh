@@ -34,10 +34,20 @@ suite=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
 pkgs="base-files dash coreutils util-linux sed grep mawk libc-bin ca-certificates
 curl libcjson1 libyaml-0-2"
 
+# The packages come from where this machine's apt takes them.
+set --
+for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
+	[ ! -s "$f" ] || set -- "$@" "$f"
+done
+
 work=$(mktemp -d "${TMPDIR:-/tmp}/gpudrv-image.XXXXXX")
-cleanup() { rm -rf "$work"; }
+# (--one-file-system: a mount mmdebstrap left in the root if it was killed
+# is not descended into.)
+cleanup() { rm -rf --one-file-system "$work" "$out.tmp"; }
 trap cleanup EXIT
-trap 'exit 130' HUP INT TERM
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
 podman() {
 	CONTAINERS_CONF=$here/containers.conf command podman --root "$work/storage" \
 		--runroot "$work/run" --storage-driver vfs "$@"
@@ -47,16 +57,22 @@ r=$work/rootfs
 echo "$prog: Debian $suite packages into a root file system (mmdebstrap)" >&2
 # shellcheck disable=SC2086 # a list of package names
 if ! mmdebstrap --quiet --variant=extract --mode=root --architectures="$arch" \
-	--hook-dir=/usr/share/mmdebstrap/hooks/merged-usr \
-	--include="$(echo $pkgs | tr ' ' ,)" "$suite" "$r" >"$work/log" 2>&1; then
+	--hook-dir=/usr/share/mmdebstrap/hooks/merged-usr --skip=cleanup/apt/cache \
+	--include="$(echo $pkgs | tr ' ' ,)" "$suite" "$r" "$@" >"$work/log" 2>&1; then
 	cat "$work/log" >&2
-	die "mmdebstrap failed (its words above): is the Debian mirror of /etc/apt/sources.list reachable?"
+	die "mmdebstrap failed (its words above): are the mirrors of $* reachable?"
 fi
 # tar, not dpkg-deb -x, so that /lib stays the link to usr/lib; no cron
 # job or systemd timer: the cluster schedules the audit.
 dpkg-deb --fsys-tarfile "$deb" |
 	tar -x --keep-directory-symlink --exclude=./etc/cron.d --exclude=./lib/systemd -C "$r"
 install -m 0755 "$kubectl" "$r/usr/bin/kubectl"
+# dpkg's record of every package unpacked, the .deb too, as dpkg would have
+# kept it: what a scanner (trivy, grype) reads to match the image against
+# Debian's security advisories.
+for d in "$r"/var/cache/apt/archives/*.deb "$deb"; do
+	dpkg-deb -f "$d" | awk 'NR == 1 { print; print "Status: install ok installed"; next } { print } END { print "" }'
+done >>"$r/var/lib/dpkg/status"
 
 # What the maintainer scripts that did not run would have made: awk (an
 # alternative, mawk), the certificates' bundle (update-ca-certificates).
@@ -73,9 +89,12 @@ printf '%s\n' 'root:x:0:' 'gpudrv:x:10001:' 'nogroup:x:65534:' >"$r/etc/group"
 find "$r/usr/share/doc" -type f ! -name copyright -exec rm -f {} +
 find "$r/usr/share/doc" -depth -type d -empty -exec rmdir {} +
 rm -rf "$r/usr/share/man" "$r/usr/share/info" "$r/usr/share/locale" "$r/usr/share/lintian" \
-	"$r/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)/gconv" \
+	"$r/usr/lib/$(dpkg-architecture -a"$arch" -qDEB_HOST_MULTIARCH)/gconv" \
 	"$r/var/cache/apt" "$r/var/lib/apt" "$r/var/log"/*
 chmod 1777 "$r/tmp"
+# No way to another user: util-linux's su goes, and no file keeps a set-id bit.
+rm -f "$r/usr/bin/su"
+find "$r" -xdev -type f -perm /6000 -exec chmod ug-s {} +
 ldconfig -r "$r"
 
 tar --numeric-owner -C "$r" -cf "$work/rootfs.tar" .
@@ -90,8 +109,8 @@ podman import \
 	--change "LABEL org.opencontainers.image.title=gpudrv" \
 	--change "LABEL org.opencontainers.image.version=$version" \
 	--change "LABEL org.opencontainers.image.description=\"Precompiled NVIDIA driver images and upgrades for Kubernetes GPU nodes\"" \
-	--change "LABEL org.opencontainers.image.base.name=\"debian:$suite (mmdebstrap, no base image)\"" \
-	"$work/rootfs.tar" "$name" >/dev/null 2>&1
+	"$work/rootfs.tar" "$name" >"$work/import.log" 2>&1 ||
+	{ cat "$work/import.log" >&2; die "podman import failed (its words above)"; }
 mkdir -p "$(dirname "$out")"
 rm -f "$out.tmp"
 podman save --quiet --format oci-archive -o "$out.tmp" "$name"

@@ -269,6 +269,10 @@ if [ -n "$push" ]; then
 			fail "-P: no cluster name for the Pushgateway's group: kubectl config view said: $(said "$tmp/ctx.err"); name the cluster with -c; no audit was made"
 		fi
 		cluster=$(cat "$tmp/ctx")
+		if [ -n "$gpudrv_in_pod" ]; then
+			push=
+			fail "-P: no cluster name for the Pushgateway's group: in a pod, with its service account, no context names the cluster; name it with -c; no audit was made"
+		fi
 		case $cluster in '' | *[![:print:]]*)
 			push=
 			fail "-P: no cluster name for the Pushgateway's group: the kubeconfig's current context is '$(printf '%s' "$cluster" | tr -c '[:print:]' '?' | cut -c1-120)'; name the cluster with -c; no audit was made"

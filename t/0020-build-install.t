@@ -63,7 +63,9 @@ t_out "bin holds the commands only" drv-audit.sh drv-kubeconfig.sh drv-next.sh d
 	kubectl-gpudrv labels2tag matrix-grep pdb-check report-fmt rollout-plan states-fmt upgrade-policy
 t_run ls "$P/share/gpudrv/deploy"
 t_out "the RBAC manifests as data" 00-namespace.yaml 10-auditor.yaml 20-upgrader.yaml \
-	25-upgrader-lease.yaml 30-upgrader-driver-pod.yaml 35-upgrader-events.yaml README.md
+	25-upgrader-lease.yaml 30-upgrader-driver-pod.yaml 35-upgrader-events.yaml README.md in-cluster
+t_run ls "$P/share/gpudrv/deploy/in-cluster"
+t_out "and the in-cluster kustomization" audit.yaml kustomization.yaml rollout.yaml support-matrix.csv
 t_run ls "$P/share/man/man1" "$P/share/man/man7"
 t_grep "gpudrv(7) too" out '^gpudrv\.7$'
 

@@ -35,7 +35,9 @@ pm() {
 	CONTAINERS_CONF=$ROOT/image/containers.conf podman --root "$SCRATCH/storage" \
 		--runroot "$SCRATCH/run" --storage-driver vfs "$@"
 }
+pg=
 cleanup() {
+	[ -z "$pg" ] || { kill "$pg" 2>/dev/null; wait "$pg" 2>/dev/null; }
 	kubectl delete -k "$SCRATCH/in-cluster" --ignore-not-found --wait=false >/dev/null 2>&1
 	kubectl -n gpudrv delete job -l app.kubernetes.io/name=gpudrv --ignore-not-found --wait=false >/dev/null 2>&1
 	kubectl delete -f "$D" --ignore-not-found --wait=false >/dev/null 2>&1
@@ -103,6 +105,34 @@ t_rc 1 "a write the auditor has no right to"
 t_grep "refused by the API server, to the pod's service account" err \
 	'nodes "lab-node-0" is forbidden: User "system:serviceaccount:gpudrv:auditor" cannot patch resource "nodes"'
 t_is "the node unchanged" "$(kubectl get node lab-node-0 -o jsonpath='{.metadata.labels.gpudrv\.test/image}')" ""
+t_run pod drv-upgrade.sh lab-node-0 550.90.07
+t_rc 2 "drv-upgrade.sh as the auditor (lab-node-0's image is there)"
+t_grep "refused by the API server, to the service account" err 'forbidden: User "system:serviceaccount:gpudrv:auditor" cannot'
+t_is "lab-node-0 unchanged: schedulable" "$(kubectl get node lab-node-0 -o jsonpath='{.spec.unschedulable}')" ""
+t_is "lab-node-0 unchanged: no upgrade state" \
+	"$(kubectl get node lab-node-0 -o jsonpath='{.metadata.labels.nvidia\.com/gpu-driver-upgrade-state}')" ""
+
+# -P, as the audit's CronJob runs it: the group in the Pushgateway under -c;
+# without -c, refused (no context names the cluster in a pod).
+if command -v prometheus-pushgateway >/dev/null 2>&1; then
+	prometheus-pushgateway --web.listen-address=127.0.0.1:0 --log.level=info >pg.log 2>&1 &
+	pg=$!
+	pg_port() { sed -n 's/.*msg="Listening on" address=127\.0\.0\.1:\([0-9][0-9]*\).*/\1/p' pg.log | head -n 1 | grep .; }
+	t_until 20 pg_port >/dev/null
+	PG=http://127.0.0.1:$(pg_port)
+	t_until 20 curl -sSf -m 2 "$PG/-/ready" >/dev/null
+	t_run pod drv-audit.sh -P "$PG" -c t0995
+	t_rc 1 "in the image: drv-audit.sh -P -c (lab-node-1's image missing)"
+	t_run curl -sS "$PG/metrics"
+	t_grep "the Pushgateway has the audit's group, lab-node-1 missing" out \
+		'^gpudrv_audit_missing{.*cluster="t0995".*node="lab-node-1".*} 1$'
+	t_run pod drv-audit.sh -P "$PG"
+	t_rc 2 "in the image: -P without -c"
+	t_err "refused: no context names the cluster in a pod" \
+		"drv-audit.sh: -P: no cluster name for the Pushgateway's group: in a pod, with its service account, no context names the cluster; name it with -c; no audit was made"
+else
+	t_skip "-P from the image: no prometheus-pushgateway (Debian's package; .ci/deps test installs it)"
+fi
 
 # Without the service account there is nothing to look with: exit 2, said,
 # never OK.
@@ -113,6 +143,25 @@ t_grep "and says why" err "^drv-audit.sh: "
 t_ok "$(grep -c OK out)" "and prints no OK"
 t_run pod labels2tag --version
 t_out "labels2tag --version in the image" "labels2tag (gpudrv) $V"
+
+# A rollout in the image as its Job runs one, as the upgrader: the lab's
+# three nodes to 570.86.10 (-L: the lab's drivers), the Lease taken and
+# given back, every node through its states and back in service.
+SA=$SCRATCH/sa-up
+mkdir -p "$SA"
+kubectl -n gpudrv create token upgrader --duration=30m >"$SA/token" && cp "$SCRATCH/sa/ca.crt" "$SA/" &&
+	echo gpudrv >"$SA/namespace"
+t_ok $? "the upgrader's token"
+{ cat "$ROOT/lab/support-matrix.csv"; printf '%s\n' 570,5.15.0-119-generic,ubuntu22.04 \
+	570,5.15.0-107-generic,ubuntu22.04 570,6.8.0-45-generic,ubuntu24.04; } >"$SCRATCH/matrix/..2026_12_05/support-matrix.csv"
+# shellcheck disable=SC2086 # the policy's flags, a word each
+t_run pod drv-rollout.sh -L $T_DRAIN -p 3 -u 100% 570.86.10
+t_rc 0 "in the image, as the upgrader: drv-rollout.sh -L"
+t_is "each node through its states" "$(grep -c ' upgrade-done$' out)" 3
+t_grep "its summary" out '^done 3 failed 0 skipped 0 left 0$'
+t_run kubectl get nodes lab-node-0 lab-node-1 lab-node-2 -o jsonpath='{range .items[*]}{.metadata.labels.nvidia\.com/cuda\.driver\.major} {.metadata.labels.nvidia\.com/gpu-driver-upgrade-state} {.spec.unschedulable}{"\n"}{end}'
+t_out "every node at 570, upgrade-done, schedulable" "570 upgrade-done " "570 upgrade-done " "570 upgrade-done "
+t_is "the Lease given back" "$(kubectl -n gpudrv get lease gpudrv-rollout -o jsonpath='{.spec.holderIdentity}')" ""
 
 # Pushed as deploy/README.md says (skopeo copy of the archive), then the
 # manifests with the image's name set by its sed line, applied.
@@ -141,12 +190,22 @@ t_rc 0 "kubectl create job --from=cronjob/gpudrv-audit"
 scheduled() {
 	kubectl -n gpudrv get pods -l job-name=gpudrv-audit-t0995 \
 		-o jsonpath='{.items[0].spec.nodeName} {.items[0].spec.serviceAccountName} {.items[0].spec.containers[0].image}' >got &&
-		grep -q '^lab-node' got
+		grep -q '^[^ ]' got
 }
 e2e_until 60 scheduled
 t_ok $? "the Job's pod is scheduled on a node"
 t_is "as the auditor, with the registry's image" "$(cut -d' ' -f2- got)" "auditor $REG/gpudrv:$V"
+# The rollout's pod never on a GPU node (it drains them): on the one node
+# that is not.
+sed "s/@NAME@/t0995-cpu/g" "$ROOT/sandbox/node.yaml.in" | kubectl apply -f - >/dev/null
 t_run kubectl -n gpudrv create job --from=cronjob/gpudrv-rollout gpudrv-rollout-t0995
 t_rc 0 "a rollout's Job from its template"
-t_is "as the upgrader" "$(kubectl -n gpudrv get job gpudrv-rollout-t0995 -o jsonpath='{.spec.template.spec.serviceAccountName}')" upgrader
+placed() {
+	kubectl -n gpudrv get pods -l job-name=gpudrv-rollout-t0995 \
+		-o jsonpath='{.items[0].spec.nodeName} {.items[0].spec.serviceAccountName}' >got &&
+		grep -q '^t0995-cpu ' got
+}
+e2e_until 60 placed
+t_ok $? "its pod is scheduled on the node without a GPU"
+t_is "as the upgrader" "$(cut -d' ' -f2 got)" upgrader
 t_done

@@ -30,13 +30,24 @@ kc() {
 # here) makes its config differ from the default one, and asks localhost:8080
 # instead.  The token is named by its file (tokenFile), which client-go reads
 # again as the kubelet rotates it.
+# (A KUBECONFIG whose files are all missing counts as none, as for kubectl;
+# POD_NAMESPACE is not read: every call names its namespace.)
+# $gpudrv_in_pod: 1 once it did.
 gpudrv_icc=
+gpudrv_in_pod=
 gpudrv_sa=/var/run/secrets/kubernetes.io/serviceaccount
 in_cluster() {
+	[ -n "$gpudrv_tmp" ] || return 0
 	gpudrv_icc=1
-	[ -z "${GPUDRV_KUBECONFIG:-}" ] && [ -z "${KUBECONFIG:-}" ] && [ ! -e "${HOME:-/nonexistent}/.kube/config" ] &&
+	[ -z "${GPUDRV_KUBECONFIG:-}" ] && [ ! -e "${HOME:-/nonexistent}/.kube/config" ] &&
 		[ -n "${KUBERNETES_SERVICE_HOST:-}" ] && [ -n "${KUBERNETES_SERVICE_PORT:-}" ] &&
-		[ -r "$gpudrv_sa/token" ] && [ -n "$gpudrv_tmp" ] || return 0
+		[ -r "$gpudrv_sa/token" ] || return 0
+	gpudrv_ifs=$IFS
+	IFS=:
+	for gpudrv_f in ${KUBECONFIG:-}; do
+		[ ! -e "$gpudrv_f" ] || { IFS=$gpudrv_ifs && return 0; }
+	done
+	IFS=$gpudrv_ifs
 	case $KUBERNETES_SERVICE_HOST in
 	*:*) gpudrv_h="[$KUBERNETES_SERVICE_HOST]" ;;
 	*) gpudrv_h=$KUBERNETES_SERVICE_HOST ;;
@@ -52,6 +63,7 @@ in_cluster() {
 	} >"$gpudrv_tmp/in-cluster.kubeconfig" ||
 		die "cannot write the in-cluster kubeconfig in $gpudrv_tmp"
 	GPUDRV_KUBECONFIG=$gpudrv_tmp/in-cluster.kubeconfig
+	gpudrv_in_pod=1
 }
 # kc_bg OUT ERR ARGS...: kc, but kubectl left running in the background (a
 # watch, read meanwhile from OUT, a fifo), stopped on the way out
