@@ -185,14 +185,15 @@ t_run kubectl apply -k "$K"
 t_rc 0 "kubectl apply -k deploy/in-cluster"
 t_is "the rollout's CronJob never runs by itself" \
 	"$(kubectl -n gpudrv get cronjob gpudrv-rollout -o jsonpath='{.spec.suspend}')" true
+# placed JOB PATTERN: JOB's pod scheduled ("node account image" into ./got,
+# matching PATTERN).
+placed() {
+	kubectl -n gpudrv get pods -l job-name="$1" -o jsonpath='{.items[0].spec.nodeName} {.items[0].spec.serviceAccountName} {.items[0].spec.containers[0].image}' >got &&
+		grep -q "$2" got
+}
 t_run kubectl -n gpudrv create job --from=cronjob/gpudrv-audit gpudrv-audit-t0995
 t_rc 0 "kubectl create job --from=cronjob/gpudrv-audit"
-scheduled() {
-	kubectl -n gpudrv get pods -l job-name=gpudrv-audit-t0995 \
-		-o jsonpath='{.items[0].spec.nodeName} {.items[0].spec.serviceAccountName} {.items[0].spec.containers[0].image}' >got &&
-		grep -q '^[^ ]' got
-}
-e2e_until 60 scheduled
+e2e_until 60 placed gpudrv-audit-t0995 '^[^ ]'
 t_ok $? "the Job's pod is scheduled on a node"
 t_is "as the auditor, with the registry's image" "$(cut -d' ' -f2- got)" "auditor $REG/gpudrv:$V"
 # The rollout's pod never on a GPU node (it drains them): on the one node
@@ -200,12 +201,7 @@ t_is "as the auditor, with the registry's image" "$(cut -d' ' -f2- got)" "audito
 sed "s/@NAME@/t0995-cpu/g" "$ROOT/sandbox/node.yaml.in" | kubectl apply -f - >/dev/null
 t_run kubectl -n gpudrv create job --from=cronjob/gpudrv-rollout gpudrv-rollout-t0995
 t_rc 0 "a rollout's Job from its template"
-placed() {
-	kubectl -n gpudrv get pods -l job-name=gpudrv-rollout-t0995 \
-		-o jsonpath='{.items[0].spec.nodeName} {.items[0].spec.serviceAccountName}' >got &&
-		grep -q '^t0995-cpu ' got
-}
-e2e_until 60 placed
+e2e_until 60 placed gpudrv-rollout-t0995 '^t0995-cpu '
 t_ok $? "its pod is scheduled on the node without a GPU"
-t_is "as the upgrader" "$(cut -d' ' -f2 got)" upgrader
+t_is "as the upgrader, with the registry's image" "$(cut -d' ' -f2- got)" "upgrader $REG/gpudrv:$V"
 t_done
