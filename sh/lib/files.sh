@@ -1,7 +1,8 @@
 # files.sh: files replaced whole, never in part, the directories a run may
-# write in, and the Prometheus text they may hold (POSIX sh; sourced after
-# runtime.sh): drv-audit.sh -p, drv-rollout.sh -M and -o, drv-upgrade.sh
-# -d, drv-kubeconfig.sh, the rollout's lock.
+# write in, and the Prometheus text and quoted strings they may hold (POSIX
+# sh; sourced after runtime.sh): drv-audit.sh -p, drv-rollout.sh -M, -o
+# and -N, drv-upgrade.sh -d and its Events, drv-kubeconfig.sh, the
+# rollout's lock.
 # shellcheck shell=sh disable=SC2154,SC2034 # the caller's variables, set or read here
 
 # writable FILE: 0 when FILE can be replaced (by a rename in its directory);
@@ -118,4 +119,12 @@ drop_new() {
 gauge() {
 	printf '# HELP %s %s\n# TYPE %s gauge\n' "$1" "$2" "$1"
 	[ $# -lt 3 ] || printf '%s %s\n' "$1" "$3"
+}
+
+# quoted TEXT [MAX]: TEXT made the inside of a double-quoted string of JSON
+# or of a curl config file: one line, every byte that is not printable a
+# space, at most MAX characters (cut before the escapes, so that none is cut
+# in two), \ and " escaped.
+quoted() {
+	printf '%s' "$1" | tr -c '[:print:]' ' ' | cut -c1-"${2:-100000}" | sed 's/[\\"]/\\&/g'
 }

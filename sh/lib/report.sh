@@ -1,7 +1,7 @@
 # report.sh: what drv-rollout.sh says: its records on standard output, the
 # nodes it leaves cordoned, the summary it ends with, the -M textfile, and
-# the webhook's messages (-N) (POSIX sh; sourced by drv-rollout.sh only, after runtime.sh, node.sh,
-# files.sh and table.sh).  It reads the caller's $tmp, $logdir, $metrics,
+# the webhook's messages (-N) (POSIX sh; sourced by drv-rollout.sh only,
+# after runtime.sh, node.sh, files.sh and table.sh).  It reads the caller's $tmp, $logdir, $metrics,
 # $dry_run, $selector, $prog, the counts ($n_started, $n_done, $n_failed,
 # $n_skipped, $total) and the table ($under, $tmp/table).
 # shellcheck shell=sh disable=SC2154,SC2034 # the caller's variables, set or read here
@@ -176,24 +176,17 @@ notify_option() {
 }
 notify() {
 	[ -n "$notify_url" ] && [ -z "$notify_off" ] && [ "$dry_run" = 0 ] || return 0
-	GPUDRV_N_TEXT="gpudrv: $prog $version on ${server:-the cluster}: $2" GPUDRV_N_EVENT=$1 GPUDRV_N_NODE=${3:-} \
-		GPUDRV_N_VERSION=$version GPUDRV_N_CLUSTER=${server:-} awk 'function j(k, s) {
-			s = ENVIRON["GPUDRV_N_" k]
-			gsub(/\\/, "\\\\", s); gsub(/"/, "\\\"", s); gsub(/[\001-\037]/, " ", s)
-			return "\"" s "\""
-		}
-		BEGIN {
-			printf "{\"text\":%s,\"gpudrv\":{\"event\":%s,\"version\":%s,\"cluster\":%s", j("TEXT"), j("EVENT"), j("VERSION"), j("CLUSTER")
-			if (ENVIRON["GPUDRV_N_NODE"] != "") printf ",\"node\":%s", j("NODE")
-			print "}}"
-		}' >"$tmp/notify.json"
+	# (The event, the version and a node's name need no quoting.)
+	printf '{"text":"%s","gpudrv":{"event":"%s","version":"%s","cluster":"%s"%s}}\n' \
+		"$(quoted "gpudrv: $prog $version on ${server:-the cluster}: $2")" "$1" "$version" "$(quoted "${server:-}")" \
+		"${3:+,\"node\":\"$3\"}" >"$tmp/notify.json"
 	nf_rt=$gpudrv_rt
 	[ "$gpudrv_rt" -le "$notify_t" ] || gpudrv_rt=$notify_t
 	nf_lim=$gpudrv_rt
 	nf_st=0
 	# The URL (a webhook's is its secret) in a config file of the run's own
 	# directory, not on a command line every user can read.
-	printf 'url = "%s"\n' "$(printf '%s' "$notify_url" | sed 's/[\\"]/\\&/g')" >"$tmp/notify.curlrc"
+	printf 'url = "%s"\n' "$(quoted "$notify_url")" >"$tmp/notify.curlrc"
 	push "$tmp/notify.code" "$tmp/notify.err" -sS -X POST -H 'Content-Type: application/json' \
 		--data-binary "@$tmp/notify.json" -o "$tmp/notify.body" -w '%{http_code}' -K "$tmp/notify.curlrc" || nf_st=$?
 	gpudrv_rt=$nf_rt

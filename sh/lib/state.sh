@@ -53,7 +53,7 @@ events=1
 event() {
 	[ "$events" = 1 ] && [ -n "$r_uid" ] || return 0
 	ev_now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-	ev_msg=$(printf '%s' "$3" | tr -c '[:print:]' ' ' | cut -c1-1000 | sed 's/[\\"]/\\&/g')
+	ev_msg=$(quoted "$3" 1000)
 	ev_uid=
 	[ "$r_uid" = - ] || ev_uid=",\"uid\":\"$r_uid\""
 	printf '{"apiVersion":"v1","kind":"Event","metadata":{"generateName":"%s.","namespace":"default","labels":{"app.kubernetes.io/part-of":"gpudrv"}},"involvedObject":{"apiVersion":"v1","kind":"Node","name":"%s"%s},"reason":"%s","message":"%s","type":"%s","source":{"component":"gpudrv","host":"%s"},"reportingComponent":"gpudrv","reportingInstance":"%s","firstTimestamp":"%s","lastTimestamp":"%s","count":1}\n' \

@@ -221,6 +221,7 @@ ended() {
 		if [ "$tr_rc" = 1 ] && [ "$tr_state" = . ] && [ "$tr_refused" = . ]; then
 			say "$bn: drv-upgrade.sh refused (exit 1); nothing was changed; judged again; its last words:"
 			table_set "$bn" refused=1 gone=. held=.
+			ev=
 		elif [ "$tr_rc" = 1 ] && [ "$tr_state" = . ]; then
 			say "$bn: drv-upgrade.sh refused (exit 1) again; nothing was changed; skipped; its last words:"
 			n_skipped=$((n_skipped + 1))
@@ -231,7 +232,8 @@ ended() {
 			ev=failed
 		fi
 		grep -v '^    ' "$logdir/$bn.log" | tail -n 6 | sed 's/^/    /' >&2 || :
-		if [ "$tr_refused" != . ] || [ "$tr_rc" != 1 ] || [ "$tr_state" != . ]; then
+		# A failure, or a second refusal, told to the webhook (-N).
+		if [ -n "$ev" ]; then
 			es=${tr_state#.}
 			[ "$1" = 0 ] || es=$now
 			notify "$ev" "$bn: $ev ($L_STATE=${es:--}): $(grep -v -e '^    ' -e "^[^ ]*: $bn: now: " "$logdir/$bn.log" | tail -n 1 | cut -c1-300)" "$bn"
