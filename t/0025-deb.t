@@ -9,17 +9,7 @@
 # and a purge leaves nothing the package listed.
 . "$(dirname "$0")/lib.sh"
 
-why=
-for c in dpkg-buildpackage dh lintian dpkg git; do
-	command -v "$c" >/dev/null 2>&1 || why="${why:+$why, }$c"
-done
-[ -z "$why" ] || why="$why not on this machine (apt-get install dpkg-dev debhelper lintian git; .ci/deps test installs them)"
-[ -n "$why" ] || [ "$(id -u)" = 0 ] || why="not root: dpkg --root installs as root (CI runs as root)"
-[ -n "$why" ] || git -C "$ROOT" rev-parse --git-dir >/dev/null 2>&1 || why="$ROOT is not a git checkout: make deb copies git ls-files"
-if [ -n "$why" ]; then
-	t_skip "the Debian package: $why"
-	t_done
-fi
+t_builds "the Debian package" "dpkg --root installs as root (CI runs as root)" dpkg-buildpackage dh lintian dpkg git
 
 V=$(cd "$ROOT" && dpkg-parsechangelog -S Version)
 A=$(dpkg --print-architecture)

@@ -6,17 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$T/e2e.sh"
 
-why=
-for c in dpkg-buildpackage dh lintian dpkg git; do
-	command -v "$c" >/dev/null 2>&1 || why="${why:+$why, }$c"
-done
-[ -z "$why" ] || why="$why not on this machine (.ci/deps test installs them)"
-[ -n "$why" ] || [ "$(id -u)" = 0 ] || why="not root: dpkg --root installs as root"
-[ -n "$why" ] || git -C "$ROOT" rev-parse --git-dir >/dev/null 2>&1 || why="$ROOT is not a git checkout"
-if [ -n "$why" ]; then
-	t_skip "the Debian package on the sandbox: $why"
-	t_done
-fi
+t_builds "the Debian package on the sandbox" "dpkg --root installs as root" dpkg-buildpackage dh lintian dpkg git
 e2e_setup
 e2e_reset_lab || { echo "Bail out! cannot reset the lab"; exit 1; }
 e2e_facts

@@ -10,17 +10,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$T/e2e.sh"
 
-why=
-for c in mmdebstrap podman runc skopeo dpkg-buildpackage git; do
-	command -v "$c" >/dev/null 2>&1 || why="${why:+$why, }$c"
-done
-[ -z "$why" ] || why="$why not on this machine (.ci/deps test installs them)"
-[ -n "$why" ] || [ "$(id -u)" = 0 ] || why="not root: make image needs root (mmdebstrap, podman)"
-[ -n "$why" ] || git -C "$ROOT" rev-parse --git-dir >/dev/null 2>&1 || why="$ROOT is not a git checkout: make deb copies git ls-files"
-if [ -n "$why" ]; then
-	t_skip "the image: $why"
-	t_done
-fi
+t_builds "the image" "make image needs root (mmdebstrap, podman)" mmdebstrap podman runc skopeo dpkg-buildpackage git
 e2e_setup
 e2e_reset_lab || { echo "Bail out! cannot reset the lab"; exit 1; }
 e2e_facts

@@ -65,6 +65,28 @@ t_skip() {
 	echo "ok $t_n # SKIP $1"
 }
 
+# t_builds WHAT ROOT-WHY CMD...: a test that builds the Debian package
+# (make deb: dpkg-buildpackage in a copy of git ls-files) and installs or
+# runs it as root goes on only where the CMDs are on PATH, it runs as root
+# (ROOT-WHY says what needs it) and $ROOT is a git checkout; elsewhere one
+# SKIP says why, and the test ends.
+t_builds() {
+	t_what=$1
+	t_root_why=$2
+	shift 2
+	why=
+	for c; do
+		command -v "$c" >/dev/null 2>&1 || why="${why:+$why, }$c"
+	done
+	[ -z "$why" ] || why="$why not on this machine (.ci/deps test installs them)"
+	[ -n "$why" ] || [ "$(id -u)" = 0 ] || why="not root: $t_root_why"
+	[ -n "$why" ] || git -C "$ROOT" rev-parse --git-dir >/dev/null 2>&1 ||
+		why="$ROOT is not a git checkout: make deb copies git ls-files"
+	[ -n "$why" ] || return 0
+	t_skip "$t_what: $why"
+	t_done
+}
+
 # t_diag: stdin as TAP comments, on stderr (as Test::More's diag), so that
 # prove shows why a check failed without -v (CI runs it so).
 t_diag() {
