@@ -23,7 +23,7 @@ LIB_LIBS   = `$(PKG_CONFIG) --libs libcjson yaml-0.1 2>/dev/null || echo -lcjson
 ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wpedantic -Werror \
 	-Icommon $(LIB_CFLAGS) $(CFLAGS)
 
-CMDS    = labels2tag matrix-grep pdb-check report-fmt rollout-plan upgrade-policy gate-pod states-fmt
+CMDS    = labels2tag matrix-grep pdb-check report-fmt rollout-plan upgrade-policy gate-pod states-fmt time-window alert-gate
 SCRIPTS = drv-tag.sh drv-audit.sh drv-next.sh drv-upgrade.sh drv-rollout.sh drv-states.sh drv-kubeconfig.sh drv-lab.sh
 COMMON  = common/err.o common/input.o common/json.o common/yaml.o common/access.o common/keep.o common/doc.o \
 	common/tag.o common/image.o common/node.o common/target.o common/strset.o common/lines.o common/matrix.o common/selector.o \
@@ -34,7 +34,7 @@ COMMON  = common/err.o common/input.o common/json.o common/yaml.o common/access.
 SHLIB   = lib/gpudrv/runtime.sh lib/gpudrv/options.sh lib/gpudrv/node.sh lib/gpudrv/api.sh \
 	lib/gpudrv/lease.sh lib/gpudrv/files.sh lib/gpudrv/table.sh lib/gpudrv/report.sh \
 	lib/gpudrv/look.sh lib/gpudrv/state.sh lib/gpudrv/removal.sh \
-	lib/gpudrv/validate.sh
+	lib/gpudrv/validate.sh lib/gpudrv/pace.sh
 BINS = $(CMDS:%=bin/%) $(SCRIPTS:%=bin/%)
 
 all: $(BINS) $(SHLIB)
@@ -132,7 +132,7 @@ check:
 # rollout's batches and lease, drv-next.sh and the signals (SAN_SKIP:
 # 499 of the 1,117 s of test time under the sanitizers, 2026-12-05), which
 # make check runs on the same C.
-SAN_SKIP   = t/0330-drv-next.t t/0370-signals.t t/0460-drv-rollout-batches.t t/0465-drv-rollout-lease.t \
+SAN_SKIP   = t/0330-drv-next.t t/0370-signals.t t/0460-drv-rollout-batches.t t/0465-drv-rollout-lease.t t/0467-drv-rollout-pace.t \
 	t/0620-fault-table.t t/0621-fault-table-upgrade.t t/0622-fault-table-rollout.t
 ASAN_TESTS = $(filter-out $(SAN_SKIP) t/0010-house.t t/0020-build-install.t t/0025-deb.t,$(UNIT))
 check-asan:
@@ -161,7 +161,7 @@ VG_NONE  = t/0110-drv-tag.t t/0450-drv-rollout.t t/0620-fault-table.t t/0621-fau
 # 135 s under valgrind), which check-asan runs (the others run in make
 # check only: SAN_SKIP).
 VG_SKIP  = t/0160-scale.t $(SAN_SKIP)
-VG_TESTS = $(call slow_first,$(filter-out $(VG_NONE) $(VG_SKIP),$(sort $(wildcard t/01*.t t/02*.t t/0330-*.t t/0367-*.t t/04*.t t/05*.t t/06*.t))))
+VG_TESTS = $(call slow_first,$(filter-out $(VG_NONE) $(VG_SKIP),$(sort $(wildcard t/01*.t t/02*.t t/0330-*.t t/0367-*.t t/04*.t t/05*.t t/06*.t t/071*.t t/072*.t))))
 check-valgrind: all
 	GPUDRV_VALGRIND=1 GPUDRV_E2E=0 $(PROVE) $(VG_TESTS)
 

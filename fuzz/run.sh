@@ -65,7 +65,7 @@ run() { # run TARGET SEEDS COMMAND...
 	}
 }
 
-targets=${*:-nodes-json nodes-yaml watch matrix lines pdb targets plan-facts plan-draws}
+targets=${*:-nodes-json nodes-yaml watch matrix lines pdb targets plan-facts plan-draws alerts}
 found=0
 for t in $targets; do
 	case $t in
@@ -78,6 +78,7 @@ for t in $targets; do
 	targets) run "$t" "$(seeds "$t")" "$B/labels2tag" -u -t @@ "$fixed/nodes.json" ;;
 	plan-facts) run "$t" "$(seeds "$t")" "$B/rollout-plan" -D -v 550.90.07 -p 2 -u 50% @@ "$fixed/draws" ;;
 	plan-draws) run "$t" "$(seeds "$t")" "$B/rollout-plan" -D -v 550.90.07 -p 2 -u 50% "$fixed/facts" @@ ;;
+	alerts) run "$t" "$(seeds "$t")" "$B/alert-gate" -F -r 'Xid|Down' @@ ;;
 	*) echo "fuzz: unknown target $t (nodes-json nodes-yaml watch matrix lines pdb targets plan-facts plan-draws)" >&2; exit 2 ;;
 	esac
 	n=$(find "$out/$t/default/crashes" "$out/$t/default/hangs" -type f ! -name README.txt 2>/dev/null | wc -l)

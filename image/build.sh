@@ -29,10 +29,12 @@ suite=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
 [ -n "$suite" ] || die "cannot tell this machine's Debian suite (VERSION_CODENAME in /etc/os-release)"
 
 # What runs in the image: sh and the tools the scripts call, curl for the
-# Pushgateway (-P), the certificates it trusts, the .deb's libraries
-# (util-linux: flock, the rollout's lock); no apt, perl or shell but dash.
+# Pushgateway (-P), the webhook (-N) and Prometheus's alerts, the
+# certificates it trusts, the time zones (drv-rollout.sh -W), the .deb's
+# libraries (util-linux: flock, the rollout's lock); no apt, perl or shell
+# but dash.
 pkgs="base-files dash coreutils util-linux sed grep mawk libc-bin ca-certificates
-curl libcjson1 libyaml-0-2"
+curl tzdata libcjson1 libyaml-0-2"
 
 # The packages come from where this machine's apt takes them.
 set --

@@ -17,7 +17,7 @@ if [ "${GPUDRV_SANITIZED:-0}" = 1 ]; then
 fi
 cp "$ROOT/lab/support-matrix.csv" matrix.csv
 printf '%s\n' "lab-node-0 550-5.15.0-119-generic-ubuntu22.04" >lines.txt
-for target in nodes-json nodes-yaml watch matrix lines pdb targets plan-facts plan-draws; do
+for target in nodes-json nodes-yaml watch matrix lines pdb targets plan-facts plan-draws alerts; do
 	for f in "$ROOT/fuzz/seeds/$target"/* "$T/data/fuzz/$target"/*; do
 		[ -f "$f" ] || continue
 		case $target in
@@ -29,6 +29,7 @@ for target in nodes-json nodes-yaml watch matrix lines pdb targets plan-facts pl
 		targets) t_run labels2tag -u -t "$f" "$T/data/lab-nodes.json" ;;
 		plan-facts) t_run rollout-plan -D -v 550.90.07 -p 2 -u 50% "$f" "$ROOT/fuzz/seeds/plan-draws/draws" ;;
 		plan-draws) t_run rollout-plan -D -v 550.90.07 -p 2 -u 50% "$ROOT/fuzz/seeds/plan-facts/fleet" "$f" ;;
+		alerts) t_run alert-gate -F -r 'Xid|Down' "$f" ;;
 		esac
 		name="$target ${f##*/}"
 		if [ "$rc" -le 2 ]; then t_ok 0 "$name: a clean answer (exit $rc)"; else
