@@ -13,13 +13,13 @@
 set -eu
 
 prog=drv-rollout.sh
-usage_line="usage: $prog [-cDfL] [-U field=value]... [-l selector] [-p max-parallel] [-u max-unavailable] [-C canary-count | -S canary-selector] [-k max-failures] [-m matrix | -r repository [-I]] [-t drain-timeout] [-g validate-timeout] [-w budget-wait] [-j job-selector [-J job-timeout]] [-V gate-manifest [-G gate-timeout] [-e gate-namespace]] [-n driver-namespace] [-s driver-selector] [-o log-dir] [-M metrics-file] [-N webhook-url] version"
+usage_line="usage: $prog [-cDfL] [-U field=value]... [-l selector] [-p max-parallel] [-u max-unavailable] [-C canary-count | -S canary-selector] [-k max-failures] [-m matrix | -r repository [-I]] [-t drain-timeout] [-g validate-timeout] [-w budget-wait] [-j job-selector [-J job-timeout]] [-V gate-manifest [-G gate-timeout] [-e gate-namespace]] [-n driver-namespace] [-s driver-selector] [-W window [-x]] [-Z soak] [-B blocking-pod-selector]... [-P prometheus-url [-A alert-regexp [-Q]] [-F]] [-o log-dir] [-M metrics-file] [-N webhook-url] version"
 
 # The library, in ../lib/gpudrv from this script's real directory (links
 # followed): runtime.sh first, then what the script uses.
 lib=$(dirname -- "$(readlink -f -- "$0")")/../lib/gpudrv
 if [ -r "$lib/runtime.sh" ]; then . "$lib/runtime.sh"; else echo "$prog: $lib/runtime.sh not found: install gpudrv whole (make install)" >&2 && exit 2; fi
-. "$lib/options.sh"; . "$lib/node.sh"; . "$lib/api.sh"; . "$lib/lease.sh"; . "$lib/files.sh"; . "$lib/table.sh"; . "$lib/report.sh"; . "$lib/look.sh"
+. "$lib/options.sh"; . "$lib/node.sh"; . "$lib/api.sh"; . "$lib/lease.sh"; . "$lib/files.sh"; . "$lib/table.sh"; . "$lib/report.sh"; . "$lib/look.sh"; . "$lib/pace.sh"
 
 matrix=${GPUDRV_MATRIX:-$default_matrix}
 matrix_given=
@@ -56,7 +56,7 @@ wait_timeout=
 rerun=$prog
 for a; do rerun="$rerun $(shw "$a")"; done
 resume="$prog -c${rerun#"$prog"}"
-eval "set -- $(gpudrv_opts 'l:selector p:max-parallel u:max-unavailable m:matrix r:registry t:drain-timeout g:validate-timeout J:wait-timeout j:wait-for w:budget-wait n:driver-namespace s:driver-selector o:log-dir M:metrics N:notify U:policy C:canary S:canary-selector k:max-failures V:gate G:gate-timeout e:gate-namespace' "$@")"
+eval "set -- $(gpudrv_opts 'l:selector p:max-parallel u:max-unavailable m:matrix r:registry t:drain-timeout g:validate-timeout J:wait-timeout j:wait-for w:budget-wait n:driver-namespace s:driver-selector o:log-dir M:metrics N:notify U:policy C:canary S:canary-selector k:max-failures V:gate G:gate-timeout e:gate-namespace W:window Z:soak B:blocking-pod-selector P:prometheus-url A:alert-filter-regexp' "$@")"
 while [ $# -gt 0 ]; do
 	case $1 in
 	--) shift; break ;;
@@ -91,6 +91,10 @@ while [ $# -gt 0 ]; do
 	-o | --log-dir) need_arg "$@"; logdir=$2; shift ;;
 	-M | --metrics) need_arg "$@"; metrics=$2; shift ;;
 	-N | --notify) notify_option "$@"; shift ;;
+	-W | --window | -Z | --soak | -B | --blocking-pod-selector | -P | --prometheus-url | -A | --alert-filter-regexp) pace_option "$@"; shift ;;
+	-x | --exit-outside) window_exit=1 ;;
+	-Q | --alert-filter-match-only) alert_match=-m ;;
+	-F | --alert-firing-only) alert_firing=-F ;;
 	*) other_option "$1" ;;
 	esac
 	shift
@@ -104,6 +108,7 @@ if [ -n "$gate_manifest$gate_timeout$gate_ns" ] && [ -z "$gate_manifest" ]; then
 	misuse "-G and -e are the health gate's: give -V too"
 fi
 [ "$keep_going" = 0 ] || max_failures=0
+pace_check
 version=$1
 driver_version "$version"
 image_source
@@ -316,34 +321,7 @@ if [ -n "$canary_count$canary_sel" ]; then
 	say "canary: $(tr '\n' ' ' <"$tmp/canary")alone first; the other nodes only once each of them is done"
 fi
 
-if [ "$dry_run" = 1 ]; then
-	# The policy of each owner of the rollout's nodes, field by field, and
-	# where each came from (upgrade-policy's lines), then the plan: all of
-	# it once every read it rests on is made.
-	[ "$canary" = 1 ] || read_draws
-	plan_scope=
-	plan "$tmp/plan" "$tmp/draws" -D || finish 2
-	cp "$tmp/owned" "$tmp/stdout"
-	[ "$canary" = 0 ] || sed 's/^/canary /' "$tmp/canary" >>"$tmp/stdout"
-	emit "$tmp/stdout" 0
-	: >"$tmp/stdout"
-	# The plan's records in one pass (5,000 nodes are 5,000 lines): each
-	# start numbered, each wait, and for a blocked drain pdb-check's lines
-	# of the node (the plan), then "node skipped budget".
-	awk 'FILENAME == ARGV[1] { if ($2 != "DRAWS" && $2 != "SKIP") why[$1] = why[$1] $0 "\n"; next }
-		$1 == "START" { print "start", ++n, $2, $3 }
-		$1 == "WAIT" { print "wait", $2, $3, $4 }
-		$1 == "BLOCKED" { printf "%s%s skipped budget\n", why[$2], $2 }' \
-		"$tmp/draws" "$tmp/plan" >"$tmp/stdout"
-	emit "$tmp/stdout" 0
-	n_started=$(grep -c '^START ' "$tmp/plan") || :
-	n_skipped=$((n_skipped + $(grep -c '^BLOCKED ' "$tmp/plan"))) || :
-	: >"$tmp/stdout"
-	say_left LEFT || :
-	rc=0
-	[ $((n_started + $(count DONE SKIP))) -eq "$total" ] || rc=1
-	summary "$rc"
-fi
+[ "$dry_run" = 0 ] || dry_run_plan
 
 # A quarter of a second between looks at the nodes under way (coreutils'
 # sleep takes fractions; another sleep, a second).
@@ -407,9 +385,9 @@ notify start "started: $total node(s) to driver $version${selector:+ ($selector)
 while :; do
 	# The state of this moment: the plan (none after a halt), each node as
 	# the API has it, the table of those under way.
-	if [ -z "$halt" ]; then decide; else : >"$tmp/plan"; fi
+	if [ -z "$halt" ]; then pace_decide; else : >"$tmp/plan" && pace_hold=0; fi
 	now=$(date +%s)
-	waiting=0
+	waiting=$pace_hold
 	# Each class acted on.
 	act_blocked
 	act_waiting
@@ -435,9 +413,13 @@ while :; do
 			continue
 		fi
 		if [ "$waiting" = 1 ]; then
-			[ "$(time_left)" -gt 5 ] || gpudrv_abort "the run's deadline came ($gpudrv_why) while nodes waited for their budgets"
-			nap 5
-			lease_renew
+			if [ "$pace_closed$window_exit" = 11 ]; then
+				stop_why="the window closed (-x)"
+				say "nothing under way, and ${pace_said#it }: the run ends here (-x); run it again then: $rerun"
+				summary "$pace_out"
+			fi
+			[ "$(time_left)" -gt 5 ] || gpudrv_abort "the run's deadline came ($gpudrv_why) while nodes waited (${pace_said:-for their budgets})"
+			pace_sleep
 			facts_or_die
 			continue
 		fi
@@ -447,13 +429,15 @@ while :; do
 	# Until a node ends; while a node waits for a budget (or a drain the
 	# budgets refuse), a new look every 5 seconds as well.
 	wake=0
-	[ "$waiting" = 0 ] || [ -n "$halt" ] || wake=5
+	[ "$waiting" = 0 ] || [ -n "$halt" ] || wake=$pace_wake
 	await "$wake"
 	if [ -z "$ended" ]; then
 		[ -n "$under" ] || continue
 		facts_or_die
 		continue
 	fi
+	pace_last=$(date +%s)
+	pace_last_node=${ended##* }
 	fresh=1
 	read_facts || fresh=0
 	ended "$fresh"

@@ -85,7 +85,8 @@ drv-rollout.sh|-t0 550.90.07|2||drv-rollout.sh: the drain timeout must be at lea
 drv-rollout.sh|-g1x 550.90.07|2||drv-rollout.sh: -g takes seconds (300, 300s, 5m, 1h), not '1x'|u
 drv-rollout.sh|--driver-namespace= 550.90.07|2||drv-rollout.sh: --driver-namespace takes a namespace, not ''|
 drv-rollout.sh|-M|2||drv-rollout.sh: -M takes a value|u
-drv-rollout.sh|-Dx 550.90.07|2||drv-rollout.sh: unknown option -x|u
+drv-rollout.sh|-Dq 550.90.07|2||drv-rollout.sh: unknown option -q|u
+drv-rollout.sh|-Dx 550.90.07|2||drv-rollout.sh: -x ends the run when its window is closed: give -W too|u
 drv-rollout.sh|-- -D|2||drv-rollout.sh: not a driver version (branch.minor.rev, e.g. 550.90.07): '-D'|
 # drv-lab.sh: -h only
 drv-lab.sh|-hx|0|usage||

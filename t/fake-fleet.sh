@@ -52,6 +52,12 @@ case $* in
 	[ ! -f "$D/pods.json" ] || awk -v n="\"nodeName\":\"$n\"" 'index($0, n) { sub(/^,/, ""); printf "%s%s", sep, $0; sep = "," }' "$D/pods.json"
 	echo ']}'
 	;;
+*" get --raw /api/v1/pods?labelSelector="*)
+	# The pods a selector picks (drv-rollout.sh -B): blockpods.json,
+	# whatever the selector; fails while blockpods.fail exists.
+	[ ! -e "$D/blockpods.fail" ] || { echo 'Error from server (InternalError): etcdserver: request timed out' >&2; exit 1; }
+	list blockpods.json PodList
+	;;
 *" leases.coordination.k8s.io "* | *" create -f "* | *" replace -f "*) exec sh "$FAKE_LEASE" "$D" "$@" ;;
 *) echo "fake kubectl: unexpected: $*" >&2; exit 3 ;;
 esac

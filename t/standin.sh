@@ -139,7 +139,8 @@ t_fake_state() {
 # none if "-"), of which it makes the NodeList of GET /api/v1/nodes (those
 # named in ./sel for a selector beyond gpu.present); pdbs.json and
 # pods.json (empty lists when absent; pods.json an item a line, for the GET
-# of one node's pods); the GPU Operator's objects, clusterpolicies.json,
+# of one node's pods); blockpods.json, the pods any label selector picks
+# (drv-rollout.sh -B; failing while blockpods.fail exists); the GPU Operator's objects, clusterpolicies.json,
 # gpuclusters.json and nvidiadrivers.json (absent: the CRD is not
 # installed); while ./down exists it fails as with no API server; the
 # rollout's Lease is ./lease (t/fake-lease.sh).  Logs to kubectl.log.

@@ -92,10 +92,16 @@ read_draws() {
 # which wait and for what (WAIT node parallel|unavailable|budget B), whose
 # drain would be refused even alone (BLOCKED), and what the others are
 # (DONE, SKIP, FAILED); with -D the whole rollout, as if the nodes ended in
-# the order they started.
+# the order they started.  The nodes $plan_without names (a file), if it is
+# set, are passed over.
 plan() {
 	table_plan
-	"$planner" ${3:+"$3"} -v "$version" -y "$tmp/policy" -s "${plan_scope:-$tmp/sel}" -r "$tmp/running" \
+	pl_scope=${plan_scope:-$tmp/sel}
+	if [ -n "${plan_without:-}" ]; then
+		grep -vxFf "$plan_without" "$pl_scope" >"$tmp/scope.now" || :
+		pl_scope=$tmp/scope.now
+	fi
+	"$planner" ${3:+"$3"} -v "$version" -y "$tmp/policy" -s "$pl_scope" -r "$tmp/running" \
 		-k "$tmp/held" -g "$tmp/gone" "$tmp/facts" "$2" >"$1" 2>"$tmp/plan.err" && return 0
 	say "the planner cannot decide:"
 	sed 's/^/    /' "$tmp/plan.err" >&2 || :

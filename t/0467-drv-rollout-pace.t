@@ -1,0 +1,188 @@
+#!/bin/sh
+# drv-rollout.sh's pace: its window (-W, -x), the soak after a node's end
+# (-Z), the pods that hold a node (-B) and a Prometheus's alerts (-P, -A,
+# -Q, -F), against t_fake_fleet's API and t/fake-upgrade.sh; when each
+# node started is in ./starts.  t/0996 does it on the sandbox, against a
+# real Prometheus.
+. "$(dirname "$0")/lib.sh"
+
+NEW=550.90.07
+t_matrix
+mkdir -p x/bin x/lib/gpudrv
+cp "$BIN/drv-rollout.sh" x/bin/
+cp "$BIN"/../lib/gpudrv/*.sh x/lib/gpudrv/
+for t in labels2tag matrix-grep pdb-check rollout-plan upgrade-policy time-window alert-gate; do ln -s "$(command -v "$t")" "x/bin/$t"; done
+cp "$T/fake-upgrade.sh" x/bin/drv-upgrade.sh
+chmod +x x/bin/drv-upgrade.sh
+R=$PWD/x/bin/drv-rollout.sh
+t_fake_fleet
+GPUDRV_LOCK_DIR=$PWD
+GPUDRV_GATE_PERIOD=1
+export GPUDRV_LOCK_DIR GPUDRV_GATE_PERIOD
+
+# cluster NODE...: GPU nodes on 535, schedulable, Ready, every one ok.
+cluster() {
+	rm -f down act.* go.* up.log kubectl.log kubectl.pids starts blockpods.*
+	for n; do set -- "$@" "$n:535.183.06::::True"; shift; done
+	t_fleet "$@"
+}
+started() { cut -d' ' -f1 starts 2>/dev/null | tr '\n' ' '; }
+# hms SECONDS: the time of day SECONDS from now, UTC.
+hms() { date -u -d "@$(($(date +%s) + $1))" +%H:%M:%S; }
+# A Prometheus as curl reads it: file://$PWD/prom/api/v1/alerts.
+mkdir -p prom/api/v1
+PROM=file://$PWD/prom
+prom() { # prom ALERT:STATE...: its answer
+	printf '{"status":"success","data":{"alerts":[' >prom/api/v1/alerts.new
+	s=
+	for a; do
+		printf '%s{"labels":{"alertname":"%s"},"state":"%s","activeAt":"2026-12-05T15:00:00Z"}' "$s" "${a%%:*}" "${a#*:}" >>prom/api/v1/alerts.new
+		s=,
+	done
+	echo ']}}' >>prom/api/v1/alerts.new
+	mv prom/api/v1/alerts.new prom/api/v1/alerts
+}
+
+# 1. Misuse: exit 2 before any request.
+cluster n1
+for bad in "-x" "-A x" "-F" "-Q" "-P $PROM -Q" "-W mon" "-W x 1 2" "-W * 25 2" "-W * 1 2 No/Where" "-Z 5x" "-P $PROM -A ("; do
+	set -f
+	# shellcheck disable=SC2086 # the words of each case
+	t_run "$R" -L $bad -m "$M" "$NEW"
+	set +f
+	t_rc 2 "$bad refused"
+done
+t_run "$R" -L -x -m "$M" "$NEW"
+t_grep "-x without -W, said" err '^drv-rollout.sh: -x ends the run when its window is closed: give -W too$'
+t_run "$R" -L -W '* 25 2' -m "$M" "$NEW"
+t_grep "-W's fault, in time-window's words" err '^drv-rollout.sh: -W: start "25": not a time of day'
+t_run "$R" -L -P "$PROM" -Q -m "$M" "$NEW"
+t_grep "-Q without -A, said" err '^drv-rollout.sh: -Q counts only the alerts -A matches: give -A too$'
+t_is "no request made" "$(cat kubectl.log 2>/dev/null | grep -c .)" 0
+GPUDRV_GATE_PERIOD=soon t_run "$R" -L -m "$M" "$NEW"
+t_rc 2 "GPUDRV_GATE_PERIOD that is not seconds"
+
+# 2. -D shows each gate it would apply, judged now.
+cluster n1 n2 n3
+prom GPUDriverXid:firing Watchdog:pending
+train() { # train: the pod of app=train on n2
+	printf '{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[%s]}\n' \
+		'{"metadata":{"name":"train-0","namespace":"ml"},"spec":{"nodeName":"n2"},"status":{"phase":"Running"}}' >blockpods.json
+}
+train
+t_run "$R" -L -D -W '* 0 23:59:59' -Z 10m -B app=train -P "$PROM" -A '^Watchdog$' -F -m "$M" "$NEW"
+t_rc 0 "-D with every gate"
+t_grep "the window, open with no end" out '^window \* 0 23:59:59 UTC open - -$'
+t_grep "the soak, in seconds" out '^soak 600$'
+t_grep "the selector" out '^blocking-pods app=train$'
+t_grep "the node a pod of it holds now" out '^blocking n2 ml/train-0$'
+t_grep "the Prometheus and its filters" out "^alerts $PROM firing-only ignore ^Watchdog\$\$"
+t_grep "the alert that holds now" out '^alert GPUDriverXid firing 2026-12-05T15:00:00Z$'
+t_grep "the plan still" out "^start 1 n1 "
+w="* $(hms 3600) $(hms 7200)"
+t_run "$R" -L -D -W "$w" -m "$M" "$NEW"
+t_grep "a window closed now, and when it opens" out "^window \\${w} UTC closed [0-9]* "
+t_is "no node was started by -D" "$(started)" ""
+
+# 3. A closed window: no node starts; with -x the run ends, exit 75, naming
+# when it opens, nothing changed.
+cluster n1 n2
+t_run "$R" -L -W "* $(hms 3600) $(hms 7200)" -x -m "$M" "$NEW"
+t_rc 75 "-x outside the window"
+t_is "no node started" "$(started)" ""
+t_grep "said when it opens" err "^drv-rollout.sh: no node starts: the window (\* .*) is closed: it opens at $(date -u -d "@$(($(date +%s) + 3600))" +%Y-%m-%d)T"
+t_grep "said how to run it again" err '^drv-rollout.sh: nothing under way, and .*: the run ends here (-x); run it again then: '
+t_grep "the summary: two left" out '^done 0 failed 0 skipped 0 left 2$'
+
+# 4. A window that opens 4 seconds later: the run waits, saying until when,
+# and starts its nodes once it is open, not before.
+cluster n1 n2
+opens=$(($(date +%s) + 4))
+t_bg "$R" -L -p 1 -W "* $(date -u -d "@$opens" +%H:%M:%S) $(hms 3600)" -m "$M" "$NEW"
+t_wait 40
+t_rc 0 "the run waited for its window, then upgraded both"
+t_grep "it said it waits" err "^drv-rollout.sh: no node starts: the window (.*) is closed: it opens at $(date -u -d "@$opens" +%Y-%m-%dT%H:%M:%S)+00:00$"
+t_is "both started" "$(started)" "n1 n2 "
+t_is "none before the window opened" "$(awk -v o="$opens" '$2 < o' starts)" ""
+
+# 5. A window that closes mid-run: the node under way ends, none starts
+# after; -x ends the run then.
+cluster n1 n2 n3
+echo gate >act.n1
+closes=$(($(date +%s) + 3))
+t_bg "$R" -L -p 1 -x -W "* $(hms -3600) $(date -u -d "@$closes" +%H:%M:%S)" -m "$M" "$NEW"
+t_until 20 grep -qs '^n1 ' starts
+sleep 5
+: >go.n1
+t_wait 40
+t_rc 75 "the window closed with nodes left"
+t_is "n1, under way, went on to its end; no other started" "$(started)" "n1 "
+t_grep "n1 done" out '^n1 upgrade-done$'
+t_grep "the summary" out '^done 1 failed 0 skipped 0 left 2$'
+
+# 6. The soak: 3 seconds between one node's end and the next start.
+cluster n1 n2 n3
+t_run "$R" -L -p 1 -Z 3 -m "$M" "$NEW"
+t_rc 0 "-Z 3"
+t_is "all three" "$(started)" "n1 n2 n3 "
+t_grep "said once a soak" err '^drv-rollout.sh: no node starts: the soak (-Z 3s) after n1 ended runs until '
+t_run awk 'NR > 1 && $2 - p < 3 { print "started", $2 - p, "s after the one before:", $0 } { p = $2 }' starts
+t_out "each start at least 3 s after the one before"
+
+# 7. -B: a node on which such a pod runs is not started (nor cordoned), the
+# others are; once the pod has left, it is.
+cluster n1 n2 n3
+train
+t_bg "$R" -L -p 1 -B app=train -m "$M" "$NEW"
+t_until 30 grep -q '^n3 upgrade-done$' out
+t_ok $? "n1 and n3 go on"
+sleep 2
+t_is "n2, held by its pod, did not start" "$(started)" "n1 n3 "
+t_grep "said so, naming the pod" err '^drv-rollout.sh: n2: ml/train-0 and maybe more pods that -B picks run on it: not started; judged again at each decision$'
+t_is "said once" "$(grep -c 'n2: ml/train-0' err)" 1
+t_is "n2 never cordoned" "$(awk -F '\t' '$1 == "n2" { print $5 }' facts)" ""
+printf '{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[]}\n' >blockpods.json
+t_wait 30
+t_rc 0 "then n2 too"
+t_is "all three" "$(started)" "n1 n3 n2 "
+# The pods cannot be listed: no node starts ("cannot tell").
+cluster n1
+: >blockpods.fail
+GPUDRV_TIMEOUT=4 t_run "$R" -L -B app=train -m "$M" "$NEW"
+t_rc 2 "the pods cannot be listed: no start, then the deadline"
+t_is "no node started" "$(started)" ""
+t_grep "said why" err '^drv-rollout.sh: no node starts: it cannot tell which nodes pods that -B picks run on'
+
+# 8. Alerts: none starts while one fires; once it stops, they do.
+cluster n1 n2
+prom GPUDriverXid:firing Watchdog:pending
+t_bg "$R" -L -p 1 -P "$PROM" -A '^Watchdog$' -m "$M" "$NEW"
+sleep 4
+t_is "no node starts while GPUDriverXid fires" "$(started)" ""
+t_grep "said, naming the alert" err '^drv-rollout.sh: no node starts: alert(s) fire (GPUDriverXid is firing)$'
+prom Watchdog:pending
+t_wait 30
+t_rc 0 "then both go"
+t_is "both" "$(started)" "n1 n2 "
+# -F: a pending alert holds nothing; -Q: only what -A matches counts.
+cluster n1
+prom GPUDriverXid:pending
+t_run "$R" -L -P "$PROM" -F -m "$M" "$NEW"
+t_rc 0 "-F: a pending alert does not hold"
+cluster n1
+prom Watchdog:firing
+t_run "$R" -L -P "$PROM" -A Xid -Q -m "$M" "$NEW"
+t_rc 0 "-A Xid -Q: Watchdog does not hold"
+# Prometheus down, or answering what is not its alerts: "cannot tell",
+# never a start.
+cluster n1
+GPUDRV_TIMEOUT=4 t_run "$R" -L -P http://127.0.0.1:9/ -m "$M" "$NEW"
+t_rc 2 "Prometheus down: no start, then the deadline"
+t_is "no node started" "$(started)" ""
+t_grep "said why" err '^drv-rollout.sh: no node starts: it cannot tell whether alerts fire: GET http://127.0.0.1:9/api/v1/alerts failed: '
+echo '<html>502</html>' >prom/api/v1/alerts
+GPUDRV_TIMEOUT=4 t_run "$R" -L -P "$PROM" -m "$M" "$NEW"
+t_rc 2 "a proxy's page: no start"
+t_is "no node started" "$(started)" ""
+t_grep "said why" err "^drv-rollout.sh: no node starts: it cannot tell whether alerts fire: the answer of $PROM/api/v1/alerts: "
+t_done
