@@ -31,7 +31,9 @@ main(int argc, char **argv)
 	const char *re = NULL, *status, *name, *state, *since;
 	char where[64], ebuf[256];
 	regex_t rx;
-	int c, firing_only = 0, match_only = 0, i = 0, held = 0, m, rc;
+	char **out = NULL;
+	size_t held = 0, cap = 0, k;
+	int c, firing_only = 0, match_only = 0, i = 0, m, rc;
 
 	setprogname(argv[0]);
 	while ((c = nextopt(argc, argv, "Fhmr:", usage)) != -1) {
@@ -87,9 +89,16 @@ main(int argc, char **argv)
 			if (m != match_only)
 				continue;
 		}
-		printf("%s %s %s\n", word(name), state, since != NULL ? word(since) : "-");
-		held++;
+		/* printed once every alert is known good: an answer broken
+		 * further on prints nothing */
+		out = xgrow(out, &cap, held, 8, sizeof *out);
+		out[held++] = xsprintf("%s %s %s", word(name), state, since != NULL ? word(since) : "-");
 	}
+	for (k = 0; k < held; k++) {
+		printf("%s\n", out[k]);
+		free(out[k]);
+	}
+	free(out);
 	if (re != NULL)
 		regfree(&rx);
 	cJSON_Delete(doc);

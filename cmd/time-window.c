@@ -184,9 +184,36 @@ at_day(time_t t, int k, long s)
 }
 
 /*
+ * A change the marks below miss (a zone's clock set back repeats an hour,
+ * and a closed window opens again in it): the state looked at every 15
+ * minutes from t up to limit, the first change narrowed to its second;
+ * (time_t)-1 if none.
+ */
+static time_t
+scan_change(const struct window *w, time_t t, time_t limit, int now)
+{
+	time_t a = t, b, m;
+
+	for (b = t + 900; b < limit; a = b, b += 900) {
+		if (inside(w, b) == now)
+			continue;
+		while (b - a > 1) {
+			m = a + (b - a) / 2;
+			if (inside(w, m) != now)
+				b = m;
+			else
+				a = m;
+		}
+		return b;
+	}
+	return (time_t)-1;
+}
+
+/*
  * The first moment after t at which inside() differs from inside(t): one of
- * each day's starts, its ends plus a second, and its midnights; (time_t)-1
- * if none within eight days (a window of every day, all day).
+ * each day's starts, its ends plus a second, and its midnights, or an
+ * earlier one scan_change finds; (time_t)-1 if none within eight days (a
+ * window of every day, all day).
  */
 static time_t
 next_change(const struct window *w, time_t t)
@@ -203,7 +230,8 @@ next_change(const struct window *w, time_t t)
 			if (inside(w, c) != now)
 				best = c;
 		}
-	return best;
+	c = scan_change(w, t, best != (time_t)-1 ? best : t + 8 * 86400, now);
+	return c != (time_t)-1 && (best == (time_t)-1 || c < best) ? c : best;
 }
 
 static void

@@ -414,12 +414,13 @@ while :; do
 		fi
 		if [ "$waiting" = 1 ]; then
 			if [ "$pace_closed$window_exit" = 11 ]; then
+				# 75 (try again later) only when nothing failed.
 				stop_why="the window closed (-x)"
-				say "nothing under way, and ${pace_said#it }: the run ends here (-x); run it again then: $rerun"
-				summary "$pace_out"
+				say "nothing under way, and $pace_why: the run ends here (-x); run it again then: $rerun"
+				if [ "$n_failed_run" = 0 ] && [ "$(count FAILED)" = 0 ]; then summary "$pace_out"; else summary 1; fi
 			fi
-			[ "$(time_left)" -gt 5 ] || gpudrv_abort "the run's deadline came ($gpudrv_why) while nodes waited (${pace_said:-for their budgets})"
 			pace_sleep
+			[ "$(time_left)" -gt 5 ] || gpudrv_abort "the run's deadline came ($gpudrv_why) while nodes waited (${pace_waits:-for their budgets})"
 			facts_or_die
 			continue
 		fi

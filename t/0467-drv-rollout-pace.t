@@ -78,6 +78,9 @@ t_grep "the selector" out '^blocking-pods app=train$'
 t_grep "the node a pod of it holds now" out '^blocking n2 ml/train-0$'
 t_grep "the Prometheus and its filters" out "^alerts $PROM firing-only ignore ^Watchdog\$\$"
 t_grep "the alert that holds now" out '^alert GPUDriverXid firing 2026-12-05T15:00:00Z$'
+t_run "$R" -L -D -P "$PROM" -A '^GPU' -Q -m "$M" "$NEW"
+t_grep "-Q: only the alerts that match" out "^alerts $PROM only ^GPU\$"
+t_grep "so GPUDriverXid holds" out '^alert GPUDriverXid firing '
 t_grep "the plan still" out "^start 1 n1 "
 w="* $(hms 3600) $(hms 7200)"
 t_run "$R" -L -D -W "$w" -m "$M" "$NEW"
@@ -94,38 +97,53 @@ t_grep "said when it opens" err "^drv-rollout.sh: no node starts: the window (\*
 t_grep "said how to run it again" err '^drv-rollout.sh: nothing under way, and .*: the run ends here (-x); run it again then: '
 t_grep "the summary: two left" out '^done 0 failed 0 skipped 0 left 2$'
 
-# 4. A window that opens 4 seconds later: the run waits, saying until when,
-# and starts its nodes once it is open, not before.
+# 4. A window that opens 12 seconds later: the run waits, saying until
+# when, and starts its nodes once it is open, not before.
 cluster n1 n2
-opens=$(($(date +%s) + 4))
+opens=$(($(date +%s) + 12))
 t_bg "$R" -L -p 1 -W "* $(date -u -d "@$opens" +%H:%M:%S) $(hms 3600)" -m "$M" "$NEW"
-t_wait 40
+t_wait 60
 t_rc 0 "the run waited for its window, then upgraded both"
 t_grep "it said it waits" err "^drv-rollout.sh: no node starts: the window (.*) is closed: it opens at $(date -u -d "@$opens" +%Y-%m-%dT%H:%M:%S)+00:00$"
 t_is "both started" "$(started)" "n1 n2 "
 t_is "none before the window opened" "$(awk -v o="$opens" '$2 < o' starts)" ""
 
-# 5. A window that closes mid-run: the node under way ends, none starts
-# after; -x ends the run then.
+# 5. A window that closes mid-run (12 seconds from now): the node under
+# way, held past it, ends; none starts after; -x ends the run then.
 cluster n1 n2 n3
 echo gate >act.n1
-closes=$(($(date +%s) + 3))
+closes=$(($(date +%s) + 12))
 t_bg "$R" -L -p 1 -x -W "* $(hms -3600) $(date -u -d "@$closes" +%H:%M:%S)" -m "$M" "$NEW"
 t_until 20 grep -qs '^n1 ' starts
-sleep 5
+t_ok $? "n1 started inside the window"
+while [ "$(date +%s)" -le $((closes + 1)) ]; do sleep 1; done
 : >go.n1
 t_wait 40
 t_rc 75 "the window closed with nodes left"
 t_is "n1, under way, went on to its end; no other started" "$(started)" "n1 "
 t_grep "n1 done" out '^n1 upgrade-done$'
 t_grep "the summary" out '^done 1 failed 0 skipped 0 left 2$'
+# With a node failed (-c goes on past it), the window's close is not "try
+# again later": exit 1.
+cluster n1 n2 n3
+echo fail >act.n1
+echo gate >act.n2
+closes=$(($(date +%s) + 12))
+t_bg "$R" -L -p 1 -u 100% -c -x -W "* $(hms -3600) $(date -u -d "@$closes" +%H:%M:%S)" -m "$M" "$NEW"
+t_until 20 grep -qs '^n2 ' starts
+t_ok $? "n1 failed, n2 started inside the window"
+while [ "$(date +%s)" -le $((closes + 1)) ]; do sleep 1; done
+: >go.n2
+t_wait 40
+t_rc 1 "-x with a node failed: exit 1, not 75"
+t_grep "the summary" out '^done 1 failed 1 skipped 0 left 1$'
 
 # 6. The soak: 3 seconds between one node's end and the next start.
 cluster n1 n2 n3
 t_run "$R" -L -p 1 -Z 3 -m "$M" "$NEW"
 t_rc 0 "-Z 3"
 t_is "all three" "$(started)" "n1 n2 n3 "
-t_grep "said once a soak" err '^drv-rollout.sh: no node starts: the soak (-Z 3s) after n1 ended runs until '
+t_grep "said, naming the node that ended" err '^drv-rollout.sh: no node starts: the soak (-Z 3s) after n1 ended runs until '
 t_run awk 'NR > 1 && $2 - p < 3 { print "started", $2 - p, "s after the one before:", $0 } { p = $2 }' starts
 t_out "each start at least 3 s after the one before"
 
@@ -145,21 +163,33 @@ printf '{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[]}\n' >blockp
 t_wait 30
 t_rc 0 "then n2 too"
 t_is "all three" "$(started)" "n1 n3 n2 "
-# The pods cannot be listed: no node starts ("cannot tell").
+# held PATTERN: the run (t_bg) said PATTERN, started no node, and ends on
+# TERM (exit 2).
+held() {
+	t_until 30 grep -q "$1" err
+	t_ok $? "said: $1"
+	t_is "no node started" "$(started)" ""
+	kill -TERM "$t_pid"
+	t_wait 20
+	t_rc 2 "stopped by TERM"
+}
+# The pods cannot be listed: no node starts ("cannot tell"), said once with
+# kubectl's words.
 cluster n1
 : >blockpods.fail
-GPUDRV_TIMEOUT=4 t_run "$R" -L -B app=train -m "$M" "$NEW"
-t_rc 2 "the pods cannot be listed: no start, then the deadline"
-t_is "no node started" "$(started)" ""
-t_grep "said why" err '^drv-rollout.sh: no node starts: it cannot tell which nodes pods that -B picks run on'
+t_bg "$R" -L -B app=train -m "$M" "$NEW"
+held '^drv-rollout.sh: no node starts: it cannot tell which nodes pods that -B picks run on$'
+t_grep "kubectl's words" err '^ *Error from server (InternalError): etcdserver: request timed out$'
 
 # 8. Alerts: none starts while one fires; once it stops, they do.
 cluster n1 n2
 prom GPUDriverXid:firing Watchdog:pending
 t_bg "$R" -L -p 1 -P "$PROM" -A '^Watchdog$' -m "$M" "$NEW"
-sleep 4
+t_until 30 grep -q '^drv-rollout.sh: no node starts: alert(s) fire (GPUDriverXid is firing)$' err
+t_ok $? "said, naming the alert"
+sleep 2
 t_is "no node starts while GPUDriverXid fires" "$(started)" ""
-t_grep "said, naming the alert" err '^drv-rollout.sh: no node starts: alert(s) fire (GPUDriverXid is firing)$'
+t_is "said once" "$(grep -c 'alert(s) fire' err)" 1
 prom Watchdog:pending
 t_wait 30
 t_rc 0 "then both go"
@@ -176,13 +206,18 @@ t_rc 0 "-A Xid -Q: Watchdog does not hold"
 # Prometheus down, or answering what is not its alerts: "cannot tell",
 # never a start.
 cluster n1
-GPUDRV_TIMEOUT=4 t_run "$R" -L -P http://127.0.0.1:9/ -m "$M" "$NEW"
-t_rc 2 "Prometheus down: no start, then the deadline"
-t_is "no node started" "$(started)" ""
-t_grep "said why" err '^drv-rollout.sh: no node starts: it cannot tell whether alerts fire: GET http://127.0.0.1:9/api/v1/alerts failed: '
+t_bg "$R" -L -P http://gpudrv:secret@127.0.0.1:9/ -m "$M" "$NEW"
+held '^drv-rollout.sh: no node starts: it cannot tell whether alerts fire: GET http://127.0.0.1:9/api/v1/alerts failed (curl exit 7): '
+t_is "said once, whatever curl's words" "$(grep -c 'cannot tell whether alerts fire' err)" 1
+t_is "the password never said" "$(grep -c secret err)" 0
 echo '<html>502</html>' >prom/api/v1/alerts
-GPUDRV_TIMEOUT=4 t_run "$R" -L -P "$PROM" -m "$M" "$NEW"
-t_rc 2 "a proxy's page: no start"
+cluster n1
+t_bg "$R" -L -P "$PROM" -m "$M" "$NEW"
+held "^drv-rollout.sh: no node starts: it cannot tell whether alerts fire: the answer of $PROM/api/v1/alerts: "
+# The deadline while the gate holds: said, with what held the starts.
+cluster n1
+GPUDRV_TIMEOUT=16 t_run "$R" -L -P "$PROM" -m "$M" "$NEW"
+t_rc 2 "the deadline while Prometheus cannot be read"
 t_is "no node started" "$(started)" ""
-t_grep "said why" err "^drv-rollout.sh: no node starts: it cannot tell whether alerts fire: the answer of $PROM/api/v1/alerts: "
+t_grep "the deadline names what held the starts" err "^drv-rollout.sh: the run's deadline came (.*) while nodes waited (it cannot tell whether alerts fire: the answer of $PROM/api/v1/alerts: "
 t_done

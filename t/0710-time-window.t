@@ -61,6 +61,21 @@ t_run time-window -t "$(at UTC '2026-12-04 21:00:00')" fri 22 6 America/New_York
 t_rc 1 "16:00 in New York is before 22:00 there"
 t_out "closed until 22:00 New York time" "closed $(is America/New_York '2026-12-04 22:00:00' -05:00)"
 
+# The clock set back (Berlin, 2026-10-25: 03:00 CEST is 02:00 CET): the
+# hour from 02:00 comes twice, and a window that closed at its first pass
+# opens again at its second.  Set forward (2026-03-29: 02:00 CET is 03:00
+# CEST): a window that begins in the hour that never comes opens when the
+# clock enters it.
+t_run time-window -t "$(at UTC '2026-10-25 00:40:00')" sun 00:00 02:30 $B
+t_rc 1 "02:40 CEST, past the window"
+t_out "closed until 02:00 CET, the hour again" "closed $(at UTC '2026-10-25 01:00:00') 2026-10-25T02:00:00+01:00"
+t_run time-window -t "$(at UTC '2026-10-25 01:10:00')" sun 00:00 02:30 $B
+t_rc 0 "02:10 CET, inside again"
+t_out "open through 02:30 CET" "open $(at UTC '2026-10-25 01:30:00') 2026-10-25T02:30:00+01:00"
+t_run time-window -t "$(at UTC '2026-03-29 00:00:00')" sun 02:30 03:30 $B
+t_rc 1 "01:00 CET, before the jump"
+t_out "closed until 03:00 CEST, where the clock lands inside it" "closed $(at UTC '2026-03-29 01:00:00') 2026-03-29T03:00:00+02:00"
+
 # Refused, exit 2, naming what and why.
 t_run time-window mon-fro 1 2
 t_rc 2 "a day that is not one"

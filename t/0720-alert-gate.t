@@ -65,6 +65,8 @@ bad "an alert with no name" '{"status":"success","data":{"alerts":[{"labels":{},
 	'^alert-gate: bad.json: data.alerts\[0\]: no labels.alertname$'
 bad "a state not known" '{"status":"success","data":{"alerts":[{"labels":{"alertname":"A"},"state":"burning"}]}}' \
 	'^alert-gate: bad.json: data.alerts\[0\]: state is "burning", not firing, pending or inactive$'
+bad "a good alert, then a bad one: nothing printed" '{"status":"success","data":{"alerts":[{"labels":{"alertname":"A"},"state":"firing"},{"labels":{"alertname":"B"},"state":"burning"}]}}' \
+	'^alert-gate: bad.json: data.alerts\[1\]: state is "burning"'
 bad "a key twice" '{"status":"success","status":"success","data":{"alerts":[]}}' '^alert-gate: bad.json:.*status'
 bad "an HTML page (a proxy)" '<html><body>502 Bad Gateway</body></html>' '^alert-gate: bad.json: an HTML page'
 t_run alert-gate -r '(' none.json

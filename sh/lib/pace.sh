@@ -71,53 +71,69 @@ pace_check() {
 }
 
 # window_now: time-window's line for now into $pace_w ("open|closed EPOCH
-# LOCAL"); status 1 when the window is closed.
+# LOCAL"); status 1 when the window is closed, 2 when time-window cannot
+# tell (why on its standard error, in $tmp/window.err).
 window_now() {
 	set -f
+	pw=0
 	# shellcheck disable=SC2086 # checked words (pace_check)
-	pace_w=$("$time_window" $pace_words) && { set +f && return 0; }
+	pace_w=$("$time_window" $pace_words 2>"$tmp/window.err") || pw=$?
 	set +f
-	return 1
+	[ "$pw" -le 1 ] || pw=2
+	return "$pw"
+}
+
+# shown URL: URL without the user and password it may hold, for messages.
+shown() {
+	printf '%s' "$1" | sed 's|://[^/@]*@|://|'
 }
 
 # alerts_now: the alerts that hold the rollout now into $tmp/alerts (a line
 # each, alert-gate's); status 0 none, 1 some, 2 cannot tell (why in
-# $pace_err).  One GET of /api/v1/alerts, bounded as every request is, its
-# URL in a config file (it may hold a password), read by alert-gate.
+# $pace_err, and what does not change from one try to the next in
+# $pace_errkey).  One GET of /api/v1/alerts, bounded as every request is,
+# its URL in a config file (it may hold a password), read by alert-gate.
 alerts_now() {
 	printf 'url = "%s"\n' "$(quoted "$prom_url/api/v1/alerts")" >"$tmp/prom.curlrc"
-	if ! push "$tmp/alerts.json" "$tmp/alerts.err" -sS -g -K "$tmp/prom.curlrc"; then
-		pace_err="GET $prom_url/api/v1/alerts failed: $(tail -n 1 "$tmp/alerts.err" | cut -c1-200)"
+	an=0
+	push "$tmp/alerts.json" "$tmp/alerts.err" -sS -g -K "$tmp/prom.curlrc" || an=$?
+	if [ "$an" != 0 ]; then
+		pace_err="GET $(shown "$prom_url")/api/v1/alerts failed (curl exit $an): $(tail -n 1 "$tmp/alerts.err" | cut -c1-200)"
+		pace_errkey="curl $an"
 		return 2
 	fi
 	ag=0
 	"$alert_gate" ${alert_re:+-r "$alert_re"} ${alert_match#0} ${alert_firing#0} "$tmp/alerts.json" >"$tmp/alerts" 2>"$tmp/alerts.err" || ag=$?
 	[ "$ag" -le 1 ] && return "$ag"
-	pace_err="the answer of $prom_url/api/v1/alerts: $(sed -n '$s/^alert-gate: //p' "$tmp/alerts.err" | cut -c1-300)"
+	pace_err="the answer of $(shown "$prom_url")/api/v1/alerts: $(sed -n '$s/^alert-gate: //p' "$tmp/alerts.err" | cut -c1-300)"
+	pace_errkey="answer $(sed -n '$s/^alert-gate: //p' "$tmp/alerts.err")"
 	return 2
 }
 
 # pods_now: the nodes on which pods that -B picks run, into $tmp/podheld
-# (node namespace/pod, a line each, the node's first pod); status 2,
-# saying why, when a list cannot be read whole.  kured's rule: every
-# namespace, pods not Succeeded, Failed or Unknown; selectors ORed.
+# (node namespace/pod, a line each, the node's first pod); status 2 when a
+# list cannot be read whole, what was said of it in $tmp/pods.said.
+# kured's rule: every namespace, pods not Succeeded, Failed or Unknown;
+# selectors ORed.
 pods_now() {
 	: >"$tmp/podheld.all"
 	printf '%s' "$block_sel" >"$tmp/podsel"
 	while IFS= read -r ps; do
 		get_pods "$tmp/blockpods" "the pods matching $ps (-B)" \
-			"/api/v1/pods?labelSelector=$(urlencode "$ps")&fieldSelector=status.phase%21%3DSucceeded%2Cstatus.phase%21%3DFailed%2Cstatus.phase%21%3DUnknown" ||
-			return 2
+			"/api/v1/pods?labelSelector=$(urlencode "$ps")&fieldSelector=status.phase%21%3DSucceeded%2Cstatus.phase%21%3DFailed%2Cstatus.phase%21%3DUnknown" \
+			2>"$tmp/pods.said" || return 2
 		cat "$tmp/blockpods" >>"$tmp/podheld.all"
 	done <"$tmp/podsel"
-	awk '$1 != "-" && !seen[$1]++ { print $1, $2 }' "$tmp/podheld.all" | sort >"$tmp/podheld"
+	awk '$1 != "-" && !seen[$1]++ { print $1, $2 }' "$tmp/podheld.all" >"$tmp/podheld"
 }
 
 # pace_decide: decide (look.sh), then the gates on the nodes the plan would
 # start: the window, the soak, the alerts (no node starts, the plan's START
 # lines go), then the blocking pods (the plan is made again without their
-# nodes, which other nodes may then take the place of).  Sets $pace_hold
-# and $pace_wake.
+# nodes, which other nodes may then take the place of).  Sets $pace_hold,
+# $pace_wake and $pace_waits (what the run waits for, for the deadline's
+# message).  What holds the starts is said when it begins (its key,
+# $pace_key, changes), not at each look.
 pace_decide() {
 	: >"$tmp/podheld"
 	plan_without=
@@ -125,36 +141,55 @@ pace_decide() {
 	pace_hold=0
 	pace_wake=5
 	pace_why=
+	pace_key=
 	pace_closed=0
 	now=$(date +%s)
 	if grep -q '^START ' "$tmp/plan"; then
-		if [ -n "$window" ] && ! window_now; then
+		ws=0
+		[ -z "$window" ] || window_now || ws=$?
+		if [ "$ws" = 1 ]; then
 			# shellcheck disable=SC2086 # time-window's three words
 			set -- $pace_w
 			pace_why="the window ($window) is closed: it opens at $3"
+			pace_key="window $2"
 			pace_wake=$(($2 - now))
 			pace_closed=1
+		elif [ "$ws" = 2 ]; then
+			pace_why="it cannot tell whether the window ($window) is open: $(sed -n '$s/^time-window: //p' "$tmp/window.err")"
+			pace_key="window unknown"
+			pace_wake=$pace_period
 		elif [ -n "$pace_last" ] && [ $((pace_last + soak - now)) -gt 0 ]; then
 			pace_why="the soak (-Z ${soak}s) after $pace_last_node ended runs until $(date -d "@$((pace_last + soak))" '+%Y-%m-%dT%H:%M:%S%z')"
+			pace_key="soak $pace_last"
 			pace_wake=$((pace_last + soak - now))
 		elif [ -n "$prom_url" ]; then
 			as=0
 			alerts_now || as=$?
 			pace_wake=$pace_period
 			case $as in
-			1) pace_why="alert(s) fire ($(cut -d' ' -f1,2 "$tmp/alerts" | sed 's/ / is /' | head -n 5 | tr '\n' ',' | sed 's/,$//; s/,/, /g'))" ;;
-			2) pace_why="it cannot tell whether alerts fire: $pace_err" ;;
+			1)
+				# The names once each, sorted, with their states (kured's).
+				pace_why="alert(s) fire ($(awk '{ n = $0; sub(/ [^ ]+ [^ ]+$/, "", n); print n " is " $(NF - 1) }' "$tmp/alerts" |
+					sort -u | head -n 5 | tr '\n' ',' | sed 's/,$//; s/,/, /g'))"
+				pace_key="alerts $pace_why"
+				;;
+			2)
+				pace_why="it cannot tell whether alerts fire: $pace_err"
+				pace_key="alerts unknown $pace_errkey"
+				;;
 			esac
 		fi
 	fi
 	if [ -z "$pace_why" ] && [ -n "$block_sel" ] && grep -q '^START ' "$tmp/plan"; then
 		if pods_now; then
-			sed -n 's/^START \([^ ]*\) .*/\1/p' "$tmp/plan" | sort >"$tmp/starts"
-			if [ -n "$(join "$tmp/starts" "$tmp/podheld")" ]; then
-				join "$tmp/starts" "$tmp/podheld" | while read -r pn pp; do
+			# The nodes to start that such pods hold, each said once.
+			awk 'FILENAME == ARGV[1] { h[$1] = $2; next }
+				$1 == "START" && ($2 in h) { print $2, h[$2] }' "$tmp/podheld" "$tmp/plan" >"$tmp/podstart"
+			if [ -s "$tmp/podstart" ]; then
+				while read -r pn pp; do
 					grep -qxF "$pn" "$tmp/podsaid" 2>/dev/null ||
 						say "$pn: $pp and maybe more pods that -B picks run on it: not started; judged again at each decision"
-				done
+				done <"$tmp/podstart"
 				cut -d' ' -f1 "$tmp/podheld" >"$tmp/podsaid"
 				cut -d' ' -f1 "$tmp/podheld" >"$tmp/podheld.names"
 				plan_without=$tmp/podheld.names
@@ -163,25 +198,33 @@ pace_decide() {
 			fi
 		else
 			pace_why="it cannot tell which nodes pods that -B picks run on"
+			pace_key="pods unknown $(tail -n 1 "$tmp/pods.said")"
 			pace_wake=$pace_period
 		fi
 	fi
+	pace_waits=
 	# A node held by its pods, still to upgrade, keeps the run waiting for
 	# it.
 	if [ -s "$tmp/podheld" ] && awk 'FILENAME == ARGV[1] { h[$1] = 1; next }
 		FILENAME == ARGV[2] { if ($1 == "DONE" || $1 == "SKIP" || $1 == "FAILED") d[$2] = 1; next }
 		($1 in h) && !($1 in d)' "$tmp/podheld" "$tmp/mine" "$tmp/todo" | grep -q .; then
 		pace_hold=1
-		grep -q '^WAIT .* budget \|^BLOCKED ' "$tmp/plan" || pace_wake=$pace_period
+		pace_waits="for pods that -B picks to leave their node"
+		grep -q -e '^WAIT .* budget ' -e '^BLOCKED ' "$tmp/plan" || pace_wake=$pace_period
 	fi
+	[ "$pace_wake" -ge 1 ] || pace_wake=1
 	if [ -z "$pace_why" ]; then
 		pace_said=
 		return 0
 	fi
 	pace_hold=1
+	pace_waits=$pace_why
 	sed '/^START /d' "$tmp/plan" >"$tmp/plan.held" && mv "$tmp/plan.held" "$tmp/plan"
-	[ "$pace_why" = "$pace_said" ] || say "no node starts: $pace_why${under:+ (the nodes under way go on)}"
-	pace_said=$pace_why
+	if [ "$pace_key" != "$pace_said" ]; then
+		say "no node starts: $pace_why${under:+ (the nodes under way go on)}"
+		[ ! -s "$tmp/pods.said" ] || [ "${pace_key#pods unknown}" = "$pace_key" ] || sed 's/^/    /' "$tmp/pods.said" >&2
+	fi
+	pace_said=$pace_key
 }
 
 # pace_show: -D's lines of the gates the run would apply, each judged now:
@@ -194,20 +237,22 @@ pace_decide() {
 # be listed.
 pace_show() {
 	if [ -n "$window" ]; then
-		window_now || :
+		ws=0
+		window_now || ws=$?
+		[ "$ws" -le 1 ] || { cat "$tmp/window.err" >&2 && return 2; }
 		echo "window $pace_words $pace_w"
 	fi
 	[ "$soak" = 0 ] || echo "soak $soak"
 	if [ -n "$block_sel" ]; then
 		printf '%s' "$block_sel" | sed 's/^/blocking-pods /'
-		pods_now || return 2
+		pods_now || { cat "$tmp/pods.said" >&2 && return 2; }
 		awk 'FILENAME == ARGV[1] { t[$1] = 1; next } ($1 in t) { print "blocking", $1, $2 }' "$tmp/todo" "$tmp/podheld"
 	fi
 	[ -n "$prom_url" ] || return 0
-	ps="alerts $prom_url"
+	ps="alerts $(shown "$prom_url")"
 	[ "$alert_firing" = 0 ] || ps="$ps firing-only"
 	if [ -n "$alert_re" ]; then
-		if [ "$alert_match" = 1 ]; then ps="$ps only $alert_re"; else ps="$ps ignore $alert_re"; fi
+		if [ "$alert_match" != 0 ]; then ps="$ps only $alert_re"; else ps="$ps ignore $alert_re"; fi
 	fi
 	echo "$ps"
 	as=0
@@ -222,10 +267,11 @@ pace_show() {
 
 # pace_sleep: a run with no node under way, waiting for its gates: asleep
 # until they are worth judging again ($pace_wake seconds), the lease renewed
-# meanwhile, never past the deadline.
+# meanwhile, never within 5 seconds of the deadline (the caller says it
+# came).
 pace_sleep() {
 	ps_until=$(($(date +%s) + pace_wake))
-	while [ "$(time_left)" -gt 0 ]; do
+	while [ "$(time_left)" -gt 5 ]; do
 		ps_n=$((ps_until - $(date +%s)))
 		[ "$ps_n" -gt 0 ] || return 0
 		[ "$ps_n" -le 10 ] || ps_n=10
