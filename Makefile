@@ -23,7 +23,7 @@ LIB_LIBS   = `$(PKG_CONFIG) --libs libcjson yaml-0.1 2>/dev/null || echo -lcjson
 ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wpedantic -Werror \
 	-Icommon $(LIB_CFLAGS) $(CFLAGS)
 
-CMDS    = labels2tag matrix-grep pdb-check report-fmt rollout-plan upgrade-policy gate-pod states-fmt time-window alert-gate
+CMDS    = labels2tag matrix-grep pdb-check report-fmt rollout-plan upgrade-policy gate-pod states-fmt time-window alert-gate revision-drift
 SCRIPTS = drv-tag.sh drv-audit.sh drv-next.sh drv-upgrade.sh drv-rollout.sh drv-states.sh drv-kubeconfig.sh drv-lab.sh
 COMMON  = common/err.o common/input.o common/json.o common/yaml.o common/access.o common/keep.o common/doc.o \
 	common/tag.o common/image.o common/node.o common/target.o common/strset.o common/lines.o common/matrix.o common/selector.o \
@@ -161,7 +161,7 @@ VG_NONE  = t/0110-drv-tag.t t/0450-drv-rollout.t t/0620-fault-table.t t/0621-fau
 # 135 s under valgrind), which check-asan runs (the others run in make
 # check only: SAN_SKIP).
 VG_SKIP  = t/0160-scale.t $(SAN_SKIP)
-VG_TESTS = $(call slow_first,$(filter-out $(VG_NONE) $(VG_SKIP),$(sort $(wildcard t/01*.t t/02*.t t/0330-*.t t/0367-*.t t/04*.t t/05*.t t/06*.t t/071*.t t/072*.t))))
+VG_TESTS = $(call slow_first,$(filter-out $(VG_NONE) $(VG_SKIP),$(sort $(wildcard t/01*.t t/02*.t t/0330-*.t t/0367-*.t t/04*.t t/05*.t t/06*.t t/07[1-9]*.t))))
 check-valgrind: all
 	GPUDRV_VALGRIND=1 GPUDRV_E2E=0 $(PROVE) $(VG_TESTS)
 

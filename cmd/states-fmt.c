@@ -7,7 +7,7 @@
 
 #include "gpudrv.h"
 
-static const char usage[] = "[-j | -S] [-a audit] [-d draws] [-p pods] [-n now] [records]";
+static const char usage[] = "[-j | -S] [-a audit] [-d draws] [-p pods] [-r revisions] [-n now] [records]";
 
 /* A key's value, by the key: the strset holds index + 1 into vals. */
 struct map {
@@ -34,6 +34,20 @@ map_get(const struct map *m, const char *key)
 	return i == 0 ? NULL : m->vals[i - 1];
 }
 
+/* The key's value made val, whether it had one or not. */
+static void
+map_set(struct map *m, const char *key, const char *val)
+{
+	size_t i = strset_get(m->keys, key);
+
+	if (i == 0) {
+		map_put(m, key, val);
+		return;
+	}
+	free(m->vals[i - 1]);
+	m->vals[i - 1] = xstrndup(val, strlen(val));
+}
+
 static void
 map_free(struct map *m)
 {
@@ -49,7 +63,48 @@ struct known {
 	struct strset *missing; /* nodes whose image the audit says MISSING */
 	struct map held;   /* node: what refuses its pods' removal (pdb-check -a) */
 	struct map pods;   /* "role node": "ns/name phase ready restarts" (pdb-check -p) */
+	int revisions;     /* revision-drift's lines were given */
+	struct map rev;    /* node: its driver pod's revision-drift line, the worst */
 };
+
+/* revision-drift's states, the one that restarts the driver first. */
+static const char *const rev_rank[] = { "driver", "config", "orphan", "unknown", "current", NULL };
+
+static int
+rev_rank_of(const char *line)
+{
+	size_t n = strcspn(line, " "), i;
+
+	for (i = 0; rev_rank[i] != NULL; i++)
+		if (strlen(rev_rank[i]) == n && strncmp(line, rev_rank[i], n) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* "node ns/pod ns/daemonset pod-hash current-hash state image new-image"
+ * (revision-drift): a node's worst, kept as "state pod daemonset
+ * pod-hash current-hash image new-image". */
+static void
+read_revisions(const char *path, struct known *k)
+{
+	struct lines l;
+	char *s, *f[9], *val;
+	const char *had;
+
+	lines_open(&l, path);
+	while ((s = lines_next(&l, NULL)) != NULL) {
+		if (split_fields(s, f, 9) != 8)
+			die("%s:%zu: not a revision-drift line", l.name, l.lineno);
+		val = xsprintf("%s %s %s %s %s %s %s", f[5], f[1], f[2], f[3], f[4], f[6], f[7]);
+		if (rev_rank_of(val) < 0)
+			die("%s:%zu: %s is not a revision-drift state", l.name, l.lineno, qstr(f[5]));
+		had = map_get(&k->rev, f[0]);
+		if (strcmp(f[0], "-") != 0 && (had == NULL || rev_rank_of(val) < rev_rank_of(had)))
+			map_set(&k->rev, f[0], val);
+		free(val);
+	}
+	lines_close(&l);
+}
 
 /* matrix-grep's lines: "node MISSING tag" are the ones that count. */
 static void
@@ -366,8 +421,30 @@ add_num(cJSON *o, const char *key, long long v)
 }
 
 /* One node as a JSON object, on a line of its own. */
+/* revision-drift's word on the node's driver pod, as JSON (null: no pod). */
 static void
-print_json(char **f, const struct why *d, size_t i)
+add_revision(cJSON *o, const char *line)
+{
+	static const char *const keys[] = { "state", "pod", "daemonset", "podHash", "currentHash",
+		"image", "newImage" };
+	char *copy, *f[8];
+	cJSON *r;
+	size_t i;
+
+	if (line == NULL) {
+		cJSON_AddNullToObject(o, "revision");
+		return;
+	}
+	copy = xstrndup(line, strlen(line));
+	split_fields(copy, f, 8);
+	r = cJSON_AddObjectToObject(o, "revision");
+	for (i = 0; i < 7; i++)
+		add_str(r, keys[i], f[i]);
+	free(copy);
+}
+
+static void
+print_json(char **f, const struct why *d, const struct known *k, size_t i)
 {
 	cJSON *o = cJSON_CreateObject();
 	char *s;
@@ -385,6 +462,8 @@ print_json(char **f, const struct why *d, size_t i)
 	add_str(o, "waiting", d->wait);
 	add_str(o, "why", d->why);
 	add_str(o, "fix", d->fix);
+	if (k->revisions)
+		add_revision(o, map_get(&k->rev, f[RF_NODE]));
 	s = cJSON_PrintUnformatted(o);
 	printf("%s\n%s", i > 0 ? "," : "", s);
 	free(s);
@@ -432,10 +511,28 @@ print_summary(struct tally *t, size_t nt)
 		print_tally(&t[i]);
 }
 
+/* -S -r: the nodes whose driver pod the operator will restart, by why:
+ * "revision STATE COUNT", driver, config, orphan, unknown, each that has
+ * any.  (The records are split in place: their node is their first word.) */
+static void
+print_revisions(const struct known *k, char **recs, size_t nrec)
+{
+	size_t i, j, n[5] = { 0 };
+	const char *r;
+	int rank;
+
+	for (i = 0; i < nrec; i++)
+		if ((r = map_get(&k->rev, recs[i])) != NULL && (rank = rev_rank_of(r)) >= 0)
+			n[rank]++;
+	for (j = 0; j < 4; j++)
+		if (n[j] > 0)
+			printf("revision %s %zu\n", rev_rank[j], n[j]);
+}
+
 int
 main(int argc, char **argv)
 {
-	const char *audit = NULL, *draws = NULL, *pods = NULL;
+	const char *audit = NULL, *draws = NULL, *pods = NULL, *revs = NULL;
 	struct known k = { 0 };
 	struct fleet fl = { 0 };
 	struct lines l;
@@ -447,7 +544,7 @@ main(int argc, char **argv)
 	int ch, json = 0, summary = 0;
 
 	setprogname(argv[0]);
-	while ((ch = nextopt(argc, argv, "a:d:jn:p:Sh", usage)) != -1) {
+	while ((ch = nextopt(argc, argv, "a:d:jn:p:r:Sh", usage)) != -1) {
 		switch (ch) {
 		case 'a': audit = optarg; break;
 		case 'd': draws = optarg; break;
@@ -458,6 +555,7 @@ main(int argc, char **argv)
 				die("-n takes the time now in Unix seconds, not %s", qstr(optarg));
 			break;
 		case 'p': pods = optarg; break;
+		case 'r': revs = optarg; break;
 		case 'S': summary = 1; break;
 		}
 	}
@@ -467,6 +565,7 @@ main(int argc, char **argv)
 	k.missing = strset_new();
 	k.held.keys = strset_new();
 	k.pods.keys = strset_new();
+	k.rev.keys = strset_new();
 	if (audit != NULL) {
 		k.images = 1;
 		read_audit(audit, &k);
@@ -475,6 +574,10 @@ main(int argc, char **argv)
 		read_draws(draws, &k);
 	if (pods != NULL)
 		read_pods(pods, &k);
+	if (revs != NULL) {
+		k.revisions = 1;
+		read_revisions(revs, &k);
+	}
 
 	/* Every record read and checked before the first line is printed. */
 	lines_open(&l, argv[optind]);
@@ -499,7 +602,7 @@ main(int argc, char **argv)
 		record_split(recs[i], f);
 		diagnose(f, &k, &fl, now, &d);
 		if (json) {
-			print_json(f, &d, i);
+			print_json(f, &d, &k, i);
 		} else if (summary) {
 			for (j = 0; j < nt && !is(t[j].state, f[RF_STATE]); j++)
 				;
@@ -513,8 +616,13 @@ main(int argc, char **argv)
 			}
 			t[j].count++;
 		} else {
-			printf("%s %s %s %s %s %s %s", f[RF_NODE], f[RF_STATE], f[RF_CORDON], d.shown,
-			    d.img, d.secs < 0 ? "-" : age(d.secs, buf, sizeof buf), d.wait);
+			printf("%s %s %s %s %s %s", f[RF_NODE], f[RF_STATE], f[RF_CORDON], d.shown,
+			    d.img, d.secs < 0 ? "-" : age(d.secs, buf, sizeof buf));
+			if (k.revisions) {
+				const char *r = map_get(&k.rev, f[RF_NODE]);
+				printf(" %.*s", r != NULL ? (int)strcspn(r, " ") : 1, r != NULL ? r : "-");
+			}
+			printf(" %s", d.wait);
 			if (d.why != NULL)
 				printf(" %s; fix: %s", d.why, d.fix);
 			putchar('\n');
@@ -526,6 +634,8 @@ main(int argc, char **argv)
 		printf("\n]\n");
 	if (summary)
 		print_summary(t, nt);
+	if (summary && k.revisions)
+		print_revisions(&k, recs, nrec);
 
 	for (i = 0; i < nrec; i++)
 		free(recs[i]);
@@ -534,5 +644,6 @@ main(int argc, char **argv)
 	strset_free(k.missing);
 	map_free(&k.held);
 	map_free(&k.pods);
+	map_free(&k.rev);
 	return fshut(stdout, "stdout");
 }

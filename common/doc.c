@@ -252,23 +252,30 @@ on_event(struct dstate *st, const cJSON *top, const char *type)
 
 /*
  * A list the server cut into pages (the request had a limit, or a proxy
- * sent one): metadata.continue or remainingItemCount says more is left.
- * Never read as the whole list.
+ * sent one): metadata.continue or remainingItemCount says more is left
+ * (which of them, or NULL).  Never read as the whole list.
  */
-static void
-page_die(const struct dstate *st, const cJSON *top, const char *kind)
+static const char *
+page_of(const cJSON *top)
 {
 	const cJSON *m = j_get(top, "metadata"), *c, *rem;
-	const char *set = NULL;
 
 	if (!cJSON_IsObject(m))
-		return;
+		return NULL;
 	c = j_get(m, "continue");
 	rem = j_get(m, "remainingItemCount");
 	if (c != NULL && !cJSON_IsNull(c) && !(cJSON_IsString(c) && c->valuestring[0] == '\0'))
-		set = "continue";
-	else if (rem != NULL && !cJSON_IsNull(rem) && !(cJSON_IsNumber(rem) && rem->valuedouble == 0))
-		set = "remainingItemCount";
+		return "continue";
+	if (rem != NULL && !cJSON_IsNull(rem) && !(cJSON_IsNumber(rem) && rem->valuedouble == 0))
+		return "remainingItemCount";
+	return NULL;
+}
+
+static void
+page_die(const struct dstate *st, const cJSON *top, const char *kind)
+{
+	const char *set = page_of(top);
+
 	if (set != NULL)
 		die("%s: this %s is one page of a longer list (metadata.%s is set: "
 		    "the request had a limit), not the whole list", st->name, kind, set);
@@ -442,7 +449,7 @@ doc_is_list(const char *path, const char *list, char *why, size_t whysz)
 	size_t at = 0;
 	cJSON *doc = NULL, *key;
 	const cJSON *dup;
-	const char *kind;
+	const char *kind, *more;
 	char code[64], reason[256], msg[1024], k[256];
 
 	input_read(&in, path);
@@ -478,6 +485,8 @@ doc_is_list(const char *path, const char *list, char *why, size_t whysz)
 			snprintf(why, whysz, "kind %s", k);
 		else if (!cJSON_IsArray(j_get(doc, "items")))
 			snprintf(why, whysz, "kind %s but no items list", k);
+		else if ((more = page_of(doc)) != NULL)
+			snprintf(why, whysz, "one page of a longer list (metadata.%s is set: the request had a limit)", more);
 	}
 	cJSON_Delete(doc);
 	input_free(&in);

@@ -212,7 +212,8 @@ cJSON *doc_parse(const struct input *in);
  * body", "a body cut short (not one whole JSON object)", "an object that
  * has the member "K" twice", "a body that is not one JSON object", "an
  * object that has no kind", "a Status (CODE REASON: MESSAGE)", "kind K",
- * "kind K but no items list"; strings as written, escapes and all).  Only
+ * "kind K but no items list", "one page of a longer list (...)"; strings
+ * as written, escapes and all).  Only
  * the top level is judged: the items are the reader's.  Dies only when
  * path cannot be read.
  */

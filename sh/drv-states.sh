@@ -6,7 +6,7 @@
 set -eu
 
 prog=drv-states.sh
-usage_line="usage: $prog [-e] [-t] [-m matrix | -r repository [-I]] [-S | -o text|json]"
+usage_line="usage: $prog [-eRt] [-m matrix | -r repository [-I]] [-S | -o text|json]"
 # The library, in ../lib/gpudrv from this script's real directory (links
 # followed): runtime.sh first, then what the script uses.
 lib=$(dirname -- "$(readlink -f -- "$0")")/../lib/gpudrv
@@ -20,6 +20,7 @@ empty=0
 target=
 format=text
 summary=
+revisions=
 
 eval "set -- $(gpudrv_opts 'm:matrix r:registry o:output' "$@")"
 while [ $# -gt 0 ]; do
@@ -29,6 +30,7 @@ while [ $# -gt 0 ]; do
 	-I | --insecure) insecure=1 ;;
 	-e | --allow-empty) empty=1 ;;
 	-t | --target) target=1 ;;
+	-R | --revisions) revisions=1 ;;
 	-S | --summary) summary=1 ;;
 	-o | --output)
 		need_arg "$@"
@@ -59,6 +61,7 @@ labels2tag=$(find_tool labels2tag) || finish 2
 matrix_grep=$(find_tool matrix-grep) || finish 2
 pdb_check=$(find_tool pdb-check) || finish 2
 states_fmt=$(find_tool states-fmt) || finish 2
+[ -z "$revisions" ] || revision_drift=$(find_tool revision-drift) || finish 2
 gpudrv_start 120 0
 
 # A matrix named is read, or the run stops here, before any request.
@@ -124,6 +127,19 @@ if record_awk '$f_state == S_POD_RESTART || $f_state == S_POST_MAINTENANCE || $f
 		sed "s|^|${role%%:*} |" "$tmp/pods.${role%%:*}" >>"$tmp/gpupods"
 	done
 fi
+# -R: whether each node's driver pod is from its DaemonSet's newest
+# revision (revision-drift): the GPU Operator's driver DaemonSets, their
+# ControllerRevisions and their pods, by the label the operator gives them
+# all, in every namespace.
+if [ -n "$revisions" ]; then
+	ds_sel=$(urlencode app.kubernetes.io/component=nvidia-driver)
+	get_list "$tmp/ds.json" "/apis/apps/v1/daemonsets?labelSelector=$ds_sel" "the driver DaemonSets" || finish 2
+	get_list "$tmp/cr.json" "/apis/apps/v1/controllerrevisions?labelSelector=$ds_sel" "the driver DaemonSets' revisions" || finish 2
+	get_list "$tmp/dpods.json" "/api/v1/pods?labelSelector=$ds_sel" "the driver pods" || finish 2
+	rd=0
+	"$revision_drift" "$tmp/ds.json" "$tmp/cr.json" "$tmp/dpods.json" >"$tmp/revisions" || rd=$?
+	[ "$rd" -le 1 ] || die "revision-drift cannot judge the answers to GET /apis/apps/v1/daemonsets, /apis/apps/v1/controllerrevisions and /api/v1/pods?labelSelector=$ds_sel (exit $rd)"
+fi
 # Each node: its columns, then how long it has been in its state, what it
 # waits for (one word), the phrase and the fix (states-fmt(1)), in the
 # order of the facts.
@@ -131,6 +147,7 @@ set -- -d "$tmp/draws" -p "$tmp/gpupods"
 [ -z "$matrix" ] || set -- "$@" -a "$tmp/audit"
 [ "$format" != json ] || set -- "$@" -j
 [ -z "$summary" ] || set -- "$@" -S
+[ -z "$revisions" ] || set -- "$@" -r "$tmp/revisions"
 "$states_fmt" "$@" "$tmp/facts" >"$tmp/out" || finish 2
 emit "$tmp/out" "$rc"
 finish "$rc"

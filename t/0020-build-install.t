@@ -60,7 +60,7 @@ t_run ls "$P/lib/gpudrv"
 t_out "the shell library in lib/gpudrv, not in bin" api.sh files.sh lease.sh look.sh node.sh options.sh pace.sh removal.sh report.sh runtime.sh state.sh table.sh validate.sh
 t_run ls "$P/bin"
 t_out "bin holds the commands only" alert-gate drv-audit.sh drv-kubeconfig.sh drv-next.sh drv-rollout.sh drv-states.sh drv-tag.sh drv-upgrade.sh gate-pod \
-	kubectl-gpudrv labels2tag matrix-grep pdb-check report-fmt rollout-plan states-fmt time-window upgrade-policy
+	kubectl-gpudrv labels2tag matrix-grep pdb-check report-fmt revision-drift rollout-plan states-fmt time-window upgrade-policy
 t_run ls "$P/share/gpudrv/deploy"
 t_out "the RBAC manifests as data" 00-namespace.yaml 10-auditor.yaml 20-upgrader.yaml \
 	25-upgrader-lease.yaml 30-upgrader-driver-pod.yaml 35-upgrader-events.yaml README.md in-cluster

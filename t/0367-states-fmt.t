@@ -77,7 +77,7 @@ t_rc 2 "a pod line short of its words"
 t_err "names it" "states-fmt: badpods:1: not a role and a pdb-check -p line"
 t_run states-fmt -j -S "$S/rec"
 t_rc 2 "-j and -S"
-t_err "the usage" "usage: states-fmt [-j | -S] [-a audit] [-d draws] [-p pods] [-n now] [records]"
+t_err "the usage" "usage: states-fmt [-j | -S] [-a audit] [-d draws] [-p pods] [-r revisions] [-n now] [records]"
 t_run states-fmt "$S/rec" "$S/rec"
 t_rc 2 "two record files"
 t_run states-fmt nosuch

@@ -22,6 +22,15 @@ ops() {
 	FAKE_OUT=$DATA/lab-nodes.json FAKE_CP=$DATA/targets/cp-crd.json FAKE_NVD=$DATA/targets/nvd.json
 	export KUBECTL FAKE_OUT FAKE_CP FAKE_NVD
 }
+# -R: the driver DaemonSets, their revisions and pods (the sandbox's).
+revs() {
+	t_fake_pods
+	cp "$DATA/lab-nodes.json" nodes.json
+	cp "$DATA/drift/ds.json" daemonsets.json
+	cp "$DATA/drift/cr.json" revisions.json
+	cp "$DATA/drift/pods.json" driver.json
+}
+table "drv-states.sh -R" revs none drv-states.sh -R -m "$M"
 table "drv-audit.sh -t" ops none drv-audit.sh -t -m "$M"
 table "drv-states.sh -t" ops none drv-states.sh -t -m "$M"
 

@@ -160,6 +160,17 @@ t_out "one line per GPU node" \
 	"lab-node-0 - schedulable 550-5.15.0-119-generic-ubuntu22.04 ok - -" \
 	"lab-node-1 - schedulable 535-5.15.0-107-generic-ubuntu22.04 ok - -" \
 	"lab-node-2 - schedulable 550-6.8.0-45-generic-ubuntu24.04 ok - -"
+# -R lists the driver DaemonSets, their revisions and pods: the upgrader's
+# role has it, the auditor's does not.
+t_run as_auditor drv-states.sh -R -m "$M"
+t_rc 2 "drv-states.sh -R as the auditor"
+t_grep "refused the driver DaemonSets, said" err 'cannot list the driver DaemonSets; kubectl said:'
+t_grep "by RBAC" err 'cannot list resource "daemonsets" in API group "apps" at the cluster scope'
+t_out "no node line"
+t_run as_upgrader drv-states.sh -R -m "$M"
+t_rc 0 "drv-states.sh -R as the upgrader"
+t_grep "the revision column" out '^lab-node-0 - schedulable 550-5.15.0-119-generic-ubuntu22.04 ok - [a-z-]* -$'
+no_forbidden "drv-states.sh -R as the upgrader: nothing refused"
 if [ -n "$made_crs" ]; then
 	t_run kubectl --as="$AUD" get clusterpolicies.nvidia.com,nvidiadrivers.nvidia.com -o name
 	t_rc 0 "the auditor lists the GPU Operator's ClusterPolicy and NVIDIADriver objects"

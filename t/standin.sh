@@ -63,7 +63,8 @@ t_fake_ops() {
 # empty PodList), and the driver and validator pods (driver.json,
 # validator.json, t_gpu_pods lists; default none), the GPU Operator's
 # objects (clusterpolicies.json, gpuclusters.json, nvidiadrivers.json;
-# absent: the CRD is not installed).
+# absent: the CRD is not installed), the driver DaemonSets and their
+# ControllerRevisions (daemonsets.json, revisions.json; default none).
 t_fake_pods() {
 	t_standin
 	[ -e budgets.json ] || cp "$DATA/pdb-lab.json" budgets.json
@@ -79,6 +80,12 @@ t_fake_pods() {
 	ln -s "$PWD/clusterpolicies.json" "$STANDIN/GET/apis/nvidia.com/v1/clusterpolicies"
 	ln -s "$PWD/gpuclusters.json" "$STANDIN/GET/apis/nvidia.com/v1alpha1/gpuclusters"
 	ln -s "$PWD/nvidiadrivers.json" "$STANDIN/GET/apis/nvidia.com/v1alpha1/nvidiadrivers"
+	# -R: the driver DaemonSets and their revisions (default none).
+	mkdir -p "$STANDIN/GET/apis/apps/v1"
+	[ -e daemonsets.json ] || printf '{"kind":"DaemonSetList","apiVersion":"apps/v1","metadata":{},"items":[]}\n' >daemonsets.json
+	[ -e revisions.json ] || printf '{"kind":"ControllerRevisionList","apiVersion":"apps/v1","metadata":{},"items":[]}\n' >revisions.json
+	ln -s "$PWD/daemonsets.json" "$STANDIN/GET/apis/apps/v1/daemonsets?labelSelector=app.kubernetes.io%2Fcomponent%3Dnvidia-driver"
+	ln -s "$PWD/revisions.json" "$STANDIN/GET/apis/apps/v1/controllerrevisions?labelSelector=app.kubernetes.io%2Fcomponent%3Dnvidia-driver"
 }
 
 # t_fake_cluster: the stand-in (./kubectl runs it) with t/fake-cluster.sh
