@@ -555,6 +555,41 @@ ev_cordon() {
 	[ "$(sort -u codes)" = 200 ]
 }
 
+# ev_cordon_seen: the scheduler has seen every drained node's cordon: a
+# probe pod pinned to each (in a namespace of its own, no budget's) is
+# found unschedulable, then deleted; a probe bound to its node, the cordon
+# not yet seen, is made again (3 tries).  Without it a replacement created
+# right after the evictions could be bound to a node its cache still had
+# schedulable, become Ready, and free one disruption more than pdb-check
+# said (CI of 0320cea: seed 1796480338, ev-5: three of g1-b1's pods evicted
+# where it allowed two).
+ev_cordon_seen() {
+	if ! kubectl get namespace "$RUN-probe" >/dev/null 2>&1; then
+		kubectl create namespace "$RUN-probe" >/dev/null &&
+			kubectl label namespace "$RUN-probe" gpudrv-evict=1 >/dev/null || return 1
+	fi
+	for ev_try in 1 2 3; do
+		for ev_s in $SIDS; do
+			printf 'apiVersion: v1\nkind: Pod\nmetadata: {name: probe-%s, labels: {gpudrv-evict: "1"}}\nspec:\n  nodeSelector: {kubernetes.io/hostname: %s-d}\n  tolerations: [{key: gpudrv.test/evict, operator: Equal, value: %s, effect: NoSchedule}]\n  containers: [{name: c, image: busybox}]\n---\n' \
+				"$ev_s" "$ev_s" "$ev_s"
+		done | kubectl -n "$RUN-probe" create -f - >/dev/null || return 1
+		e2e_until 60 ev_probes_judged
+		ev_bound=$(ev_probes | grep -vc '^|')
+		kubectl -n "$RUN-probe" delete pods --all --grace-period=0 --force --wait=true --timeout=60s >/dev/null 2>&1
+		[ "$ev_bound" != 0 ] || return 0
+		sleep 1
+	done
+	return 1
+}
+# ev_probes: each probe, "node|PodScheduled status, reason and message".
+ev_probes() {
+	kubectl -n "$RUN-probe" get pods -o 'jsonpath={range .items[*]}{.spec.nodeName}{"|"}{range .status.conditions[?(@.type=="PodScheduled")]}{.status}{.reason}{.message}{end}{"\n"}{end}'
+}
+# shellcheck disable=SC2317 # called by e2e_until
+ev_probes_judged() { # every probe bound, or unschedulable for the cordon
+	[ "$(ev_probes | grep -c -e '^[^|]' -e '^|FalseUnschedulable.*unschedulable')" -eq "$(echo $SIDS | wc -w)" ]
+}
+
 # ev_sa_ready: every namespace of the run has its default service account.
 # shellcheck disable=SC2317 # called by e2e_until
 ev_sa_ready() {
@@ -700,6 +735,8 @@ for seed in $SEEDS; do
 	# 2. Real evictions on the cordoned nodes, after a fresh snapshot.
 	ev_cordon true
 	t_ok $? "seed $seed: the drained nodes cordoned"
+	ev_cordon_seen
+	t_ok $? "seed $seed: the scheduler has seen the cordons (a probe pod on each is unschedulable)"
 	pending=$SIDS
 	for attempt in 1 2 3; do
 		# shellcheck disable=SC2086 # one argument per scenario

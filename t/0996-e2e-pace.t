@@ -112,7 +112,7 @@ sampler() {
 sampler &
 pids="$pids $!"
 xid 3
-t_until 30 grep -q ' firing$' alert.seen
+t_until 30 grep -qs ' firing$' alert.seen
 t_ok $? "GPUXidErrors fires"
 
 t_matrix
