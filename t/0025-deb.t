@@ -28,7 +28,7 @@ t_out "lintian: no error, no warning"
 t_run dpkg-deb -f "$DEB" Depends Recommends Suggests
 t_grep "Depends: the libraries, coreutils (timeout), util-linux (flock)" out \
 	'^Depends: .*libcjson1.*libyaml-0-2.*, coreutils (>= 8\.5), util-linux (>= 2\.20)$'
-t_grep "Recommends: curl (-P), skopeo (-r)" out '^Recommends: curl, skopeo$'
+t_grep "Recommends: curl (-P), skopeo (-r), tzdata (-W)" out '^Recommends: curl, skopeo, tzdata$'
 t_grep "Suggests: a kubectl" out '^Suggests: kubectl | kubernetes-client, prometheus-node-exporter$'
 
 # The scratch root: an empty dpkg database of its own; the dependencies are
@@ -48,7 +48,7 @@ t_out "installed, the cron example and the matrix conffiles" "install ok install
 	" /etc/gpudrv/support-matrix.csv $(md5sum <"$ROOT/debian/support-matrix.csv" | cut -d' ' -f1)"
 dpkg --root="$R" -L gpudrv >listed
 t_run grep -c '^/usr/bin/' listed
-t_out "16 commands in /usr/bin" 16
+t_out "19 commands in /usr/bin" 19
 t_run grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "$R/etc/cron.d/gpudrv"
 t_out "the cron example does nothing"
 t_run ls "$R/etc/systemd/system"

@@ -161,5 +161,5 @@ t_rc 2 "-r with a newline"
 t_err "names it, shown on one line" "drv-states.sh: -r takes a repository (registry/path/name), not 'registry.example/nvidia/driver?x'"
 t_run drv-states.sh -x
 t_rc 2 "an unknown option"
-t_err "names it, then the usage" "drv-states.sh: unknown option -x" "usage: drv-states.sh [-e] [-t] [-m matrix | -r repository [-I]] [-S | -o text|json]"
+t_err "names it, then the usage" "drv-states.sh: unknown option -x" "usage: drv-states.sh [-eRt] [-m matrix | -r repository [-I]] [-S | -o text|json]"
 t_done

@@ -10,11 +10,7 @@ S=nvidia.com/gpu-driver-upgrade-state
 NEW=550.90.07
 TAG=550-5.15.0-107-generic-ubuntu22.04
 t_matrix
-mkdir -p x/bin x/lib/gpudrv
-cp "$BIN/drv-rollout.sh" x/bin/
-cp "$BIN"/../lib/gpudrv/*.sh x/lib/gpudrv/
-for t in labels2tag matrix-grep pdb-check rollout-plan upgrade-policy; do ln -s "$(command -v "$t")" "x/bin/$t"; done
-R=$PWD/x/bin/drv-rollout.sh
+t_rollout_tree
 D=$PWD
 
 # The API (t_fake_fleet): the GPU nodes, no budget, no pod.

@@ -9,11 +9,7 @@
 
 NEW=550.90.07
 t_matrix
-mkdir -p x/bin x/lib/gpudrv
-cp "$BIN/drv-rollout.sh" x/bin/
-cp "$BIN"/../lib/gpudrv/*.sh x/lib/gpudrv/
-for t in labels2tag matrix-grep pdb-check rollout-plan upgrade-policy; do ln -s "$(command -v "$t")" "x/bin/$t"; done
-R=$PWD/x/bin/drv-rollout.sh
+t_rollout_tree
 D=$PWD
 t_fake_fleet
 mkdir -m 700 locks

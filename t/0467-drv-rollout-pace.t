@@ -8,13 +8,9 @@
 
 NEW=550.90.07
 t_matrix
-mkdir -p x/bin x/lib/gpudrv
-cp "$BIN/drv-rollout.sh" x/bin/
-cp "$BIN"/../lib/gpudrv/*.sh x/lib/gpudrv/
-for t in labels2tag matrix-grep pdb-check rollout-plan upgrade-policy time-window alert-gate; do ln -s "$(command -v "$t")" "x/bin/$t"; done
+t_rollout_tree
 cp "$T/fake-upgrade.sh" x/bin/drv-upgrade.sh
 chmod +x x/bin/drv-upgrade.sh
-R=$PWD/x/bin/drv-rollout.sh
 t_fake_fleet
 GPUDRV_LOCK_DIR=$PWD
 GPUDRV_GATE_PERIOD=1
@@ -216,7 +212,7 @@ t_bg "$R" -L -P "$PROM" -m "$M" "$NEW"
 held "^drv-rollout.sh: no node starts: it cannot tell whether alerts fire: the answer of $PROM/api/v1/alerts: "
 # The deadline while the gate holds: said, with what held the starts.
 cluster n1
-GPUDRV_TIMEOUT=16 t_run "$R" -L -P "$PROM" -m "$M" "$NEW"
+GPUDRV_TIMEOUT=40 t_run "$R" -L -P "$PROM" -m "$M" "$NEW"
 t_rc 2 "the deadline while Prometheus cannot be read"
 t_is "no node started" "$(started)" ""
 t_grep "the deadline names what held the starts" err "^drv-rollout.sh: the run's deadline came (.*) while nodes waited (it cannot tell whether alerts fire: the answer of $PROM/api/v1/alerts: "

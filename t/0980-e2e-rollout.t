@@ -20,18 +20,8 @@ NEW=550.90.07
 S=nvidia.com/gpu-driver-upgrade-state
 nodes=
 for i in $(seq -w 1 22); do nodes="$nodes ro-$i"; done
-for n in $nodes; do
-	sed "s/@NAME@/$n/g" "$e2e_root/sandbox/node.yaml.in"
-	echo ---
-done | kubectl apply -f - >/dev/null
 # shellcheck disable=SC2086 # one node a word
-kubectl label node $nodes --overwrite nvidia.com/gpu.present=true nvidia.com/cuda.driver.major=535 \
-	nvidia.com/cuda.driver.minor=183 nvidia.com/cuda.driver.rev=06 \
-	feature.node.kubernetes.io/kernel-version.full=5.15.0-107-generic \
-	feature.node.kubernetes.io/system-os_release.ID=ubuntu \
-	feature.node.kubernetes.io/system-os_release.VERSION_ID=22.04 >/dev/null
-# shellcheck disable=SC2046,SC2086
-kubectl wait --for=condition=Ready $(printf 'node/%s ' $nodes) --timeout=90s >/dev/null
+e2e_gpu_nodes $nodes
 t_ok $? "22 GPU nodes Ready"
 kubectl label node ro-08 nvidia.com/gpu-driver-upgrade.skip=true >/dev/null
 kubectl cordon ro-07 >/dev/null

@@ -5,7 +5,8 @@
 # after that (-x); a soak of 4 seconds (-Z); an alert, GPUXidErrors, that
 # fires on a metric pushed to the Pushgateway from before the window opens
 # until the test pushes it back to 0 (-P), beside Watchdog, which always
-# fires and -A passes over; a training pod on pc-01 (-B); a webhook (-N).
+# fires and -A passes over; a training pod on pc-01 (-B); a webhook (-N);
+# then Prometheus stopped.
 # The first run ends when its window closes (exit 75); the second, its
 # window open all day, finishes once the pod has gone.  Each start is
 # checked against when the window was open, when Prometheus said the alert
@@ -26,18 +27,8 @@ trap 'for p in $pids; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; e2e
 
 nodes=
 for i in $(seq -w 1 20); do nodes="$nodes pc-$i"; done
-for n in $nodes; do
-	sed "s/@NAME@/$n/g" "$e2e_root/sandbox/node.yaml.in"
-	echo ---
-done | kubectl apply -f - >/dev/null
 # shellcheck disable=SC2086 # one node a word
-kubectl label node $nodes --overwrite nvidia.com/gpu.present=true nvidia.com/cuda.driver.major=535 \
-	nvidia.com/cuda.driver.minor=183 nvidia.com/cuda.driver.rev=06 \
-	feature.node.kubernetes.io/kernel-version.full=5.15.0-107-generic \
-	feature.node.kubernetes.io/system-os_release.ID=ubuntu \
-	feature.node.kubernetes.io/system-os_release.VERSION_ID=22.04 >/dev/null
-# shellcheck disable=SC2046,SC2086
-kubectl wait --for=condition=Ready $(printf 'node/%s ' $nodes) --timeout=90s >/dev/null
+e2e_gpu_nodes $nodes
 t_ok $? "20 GPU nodes Ready"
 e2e_namespace gpu-drv
 # The training job: a pod a controller owns (a drain would evict it), on
@@ -90,7 +81,8 @@ groups:
 EOF2
 prometheus --config.file="$PWD/prom/prometheus.yml" --web.listen-address="127.0.0.1:$PP" \
 	--storage.tsdb.path="$PWD/prom/data" >prom/log 2>&1 &
-pids="$pids $!"
+prom_pid=$!
+pids="$pids $prom_pid"
 P=http://127.0.0.1:$PP
 alerts() { curl -sS -m 2 "$P/api/v1/alerts" 2>/dev/null | alert-gate -r '^Watchdog$' 2>/dev/null; }
 watchdog() { curl -sS -m 2 "$P/api/v1/alerts" 2>/dev/null | grep -q '"alertname":"Watchdog"'; }
@@ -209,5 +201,20 @@ printf '%s\n' start stop start stop start end >events.expected
 t_cmp "six messages: start, stop (-x); start, stop (TERM); start, end" events.expected events
 t_grep "the stop says why" hook/got '"text":"gpudrv: drv-rollout.sh 550.90.07 on [^"]*: stopped: the window closed (-x); done [0-9]* failed 0 skipped 0 left [0-9]* (exit 75)"'
 t_grep "the end, the counts" hook/got '"text":"gpudrv: drv-rollout.sh 550.90.07 on [^"]*: ended: done 20 failed 0 skipped 0 left 0 (exit 0)"'
+# 4. Prometheus down: the run cannot tell whether alerts fire, and starts
+# no node (a rollout to 550.127.05: every node again, the same images).
+kill "$prom_pid"
+wait "$prom_pid" 2>/dev/null
+t_bg drv-rollout.sh -L $T_DRAIN -m "$M" -p 4 -u 100% -P "$P" 550.127.05
+t_until 60 grep -q "^drv-rollout.sh: no node starts: it cannot tell whether alerts fire: GET $P/api/v1/alerts failed (curl exit 7): " err
+t_ok $? "Prometheus down: it says it cannot tell"
+sleep 2
+t_run_out=$(grep -c '^start ' out)
+t_is "and starts no node" "$t_run_out" 0
+kill -TERM "$t_pid"
+t_wait 30
+t_rc 2 "stopped by TERM"
+t_is "no node cordoned" "$(kubectl get nodes -l nvidia.com/gpu.present=true -o jsonpath='{range .items[*]}{.spec.unschedulable}{end}')" ""
+
 echo "first run: $n1 node(s) in its 40 s window; the alert last seen firing $((fired - opens)) s after it opened" | t_note
 t_done

@@ -88,6 +88,26 @@ e2e_reset_lab() {
 	kubectl wait --for=condition=Ready node/lab-node-0 node/lab-node-1 node/lab-node-2 --timeout=90s >/dev/null
 }
 
+# e2e_gpu_nodes NAME...: kwok nodes of those names, GPU nodes on driver
+# 535.183.06, Ubuntu 22.04, kernel 5.15.0-107-generic (lab-node-1's), Ready;
+# 1 if they are not Ready in 90 s.
+e2e_gpu_nodes() {
+	for e2e_n; do
+		sed "s/@NAME@/$e2e_n/g" "$e2e_root/sandbox/node.yaml.in"
+		echo ---
+	done | kubectl apply -f - >/dev/null || return 1
+	kubectl label node "$@" --overwrite nvidia.com/gpu.present=true nvidia.com/cuda.driver.major=535 \
+		nvidia.com/cuda.driver.minor=183 nvidia.com/cuda.driver.rev=06 \
+		feature.node.kubernetes.io/kernel-version.full=5.15.0-107-generic \
+		feature.node.kubernetes.io/system-os_release.ID=ubuntu \
+		feature.node.kubernetes.io/system-os_release.VERSION_ID=22.04 >/dev/null || return 1
+	for e2e_n; do
+		set -- "$@" "node/$e2e_n"
+		shift
+	done
+	kubectl wait --for=condition=Ready "$@" --timeout=90s >/dev/null
+}
+
 # e2e_until SECONDS COMMAND...: polls a condition; 0 when it held in time.
 e2e_until() {
 	e2e_end=$(($(date +%s) + $1))

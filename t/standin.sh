@@ -158,6 +158,20 @@ t_fake_fleet() {
 	export KUBECTL FLEET_DIR FAKE_LEASE
 }
 
+# t_rollout_tree: ./x, drv-rollout.sh installed as make install lays it
+# out: x/bin with it and the filters it runs (linked from $BIN's, or the
+# valgrind wrappers on PATH), its library in x/lib/gpudrv; the test puts
+# its drv-upgrade.sh stand-in in x/bin.  $R names the script.
+t_rollout_tree() {
+	mkdir -p x/bin x/lib/gpudrv
+	cp "$BIN/drv-rollout.sh" x/bin/
+	cp "$BIN"/../lib/gpudrv/*.sh x/lib/gpudrv/
+	for t_t in labels2tag matrix-grep pdb-check rollout-plan upgrade-policy time-window alert-gate; do
+		ln -s "$(command -v "$t_t")" "x/bin/$t_t"
+	done
+	R=$PWD/x/bin/drv-rollout.sh
+}
+
 # t_fleet NODE:VERSION:STATE:SKIP:CORDONED:READY[:KERNEL]...: those GPU
 # nodes (Ubuntu 22.04, kernel 5.15.0-107-generic unless KERNEL, "-" for no
 # kernel label), into facts, for t_fake_fleet.
