@@ -105,8 +105,9 @@ alerts_now() {
 	ag=0
 	"$alert_gate" ${alert_re:+-r "$alert_re"} ${alert_match#0} ${alert_firing#0} "$tmp/alerts.json" >"$tmp/alerts" 2>"$tmp/alerts.err" || ag=$?
 	[ "$ag" -le 1 ] && return "$ag"
-	pace_err="the answer of $(shown "$prom_url")/api/v1/alerts: $(sed -n '$s/^alert-gate: //p' "$tmp/alerts.err" | cut -c1-300)"
-	pace_errkey="answer $(sed -n '$s/^alert-gate: //p' "$tmp/alerts.err")"
+	ag_said=$(sed -n '$s/^alert-gate: //p' "$tmp/alerts.err")
+	pace_err="the answer of $(shown "$prom_url")/api/v1/alerts: $(printf '%s' "$ag_said" | cut -c1-300)"
+	pace_errkey="answer $ag_said"
 	return 2
 }
 
@@ -187,10 +188,11 @@ pace_decide() {
 				$1 == "START" && ($2 in h) { print $2, h[$2] }' "$tmp/podheld" "$tmp/plan" >"$tmp/podstart"
 			if [ -s "$tmp/podstart" ]; then
 				while read -r pn pp; do
-					grep -qxF "$pn" "$tmp/podsaid" 2>/dev/null ||
+					grep -qxF "$pn" "$tmp/podheld.names" 2>/dev/null ||
 						say "$pn: $pp and maybe more pods that -B picks run on it: not started; judged again at each decision"
 				done <"$tmp/podstart"
-				cut -d' ' -f1 "$tmp/podheld" >"$tmp/podsaid"
+				# (the nodes held now: passed over by the plan, and not
+				# named again at the next decision while they stay held)
 				cut -d' ' -f1 "$tmp/podheld" >"$tmp/podheld.names"
 				plan_without=$tmp/podheld.names
 				decide
