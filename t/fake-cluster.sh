@@ -63,8 +63,15 @@ node() {
 # deletion.
 up() {
 	[ -f "$F/fake/restarted" ] || return 0
-	[ "$(date +%s)" -ge $(($(cat "$F/fake/restarted.at") + ${FAKE_DRIVER_DELAY:-0})) ] || return 0
+	now
+	read -r at <"$F/fake/restarted.at"
+	[ "$now" -ge $((at + ${FAKE_DRIVER_DELAY:-0})) ] || return 0
 	mv "$F/fake/restarted" "$F/fake/driver"
+}
+# now: the seconds since boot in $now, read by the shell (no process).
+now() {
+	read -r now _ </proc/uptime
+	now=${now%.*}
 }
 # count NAME: the calls counted in ./NAME, this one too, in $k.
 count() {
@@ -98,6 +105,7 @@ case $* in
 		;;
 	esac
 	t=${*##*timeoutSeconds=}
+	# (by the clock drv-upgrade.sh reads: a timeout is a time of day)
 	end=$(($(date +%s) + t))
 	ev=ADDED
 	: >"$F/fake/watched"
@@ -190,18 +198,35 @@ case $* in
 		exit 1
 		;;
 	esac
-	m() { printf '%s\n' "$p" | sed -n "s#.*\"$1\":\\(\"[^\"]*\"\\|true\\|null\\).*#\\1#p"; }
-	case $(m "$S") in \"*) m "$S" | tr -d '"' >"$F/fake/state" ;; null) : >"$F/fake/state" ;; esac
-	case $(m unschedulable) in
-	# FAKE_CORDON_NOOP=1: a cordon the API answers without taking it
-	true) [ "${FAKE_CORDON_NOOP:-0}" = 1 ] || echo true >"$F/fake/unsched" ;;
-	null) : >"$F/fake/unsched" ;;
-	esac
-	case $(m "$I") in \"true\") echo true >"$F/fake/initial" ;; null) : >"$F/fake/initial" ;; esac
-	case $(m gpudrv/cordoned) in \"true\") echo true >"$F/fake/ours" ;; null) : >"$F/fake/ours" ;; esac
-	if [ -n "$(m nvidia.com/cuda.driver.major)" ] && [ "${FAKE_NO_DRIVER:-0}" != 1 ]; then
-		echo "$(m nvidia.com/cuda.driver.major).$(m nvidia.com/cuda.driver.minor).$(m nvidia.com/cuda.driver.rev)" |
-			tr -d '"' >"$F/fake/driver"
+	# The members it sends ("..." or true or null), read by one sed, a
+	# line "NAME VALUE" each.
+	members=$(printf '%s\n' "$p" | sed -n -e h \
+		-e "s#.*\"$S\":\\(\"[^\"]*\"\\|true\\|null\\).*#state \\1#p" -e g \
+		-e 's#.*"unschedulable":\("[^"]*"\|true\|null\).*#unsched \1#p' -e g \
+		-e "s#.*\"$I\":\\(\"[^\"]*\"\\|true\\|null\\).*#initial \\1#p" -e g \
+		-e 's#.*"gpudrv/cordoned":\("[^"]*"\|true\|null\).*#ours \1#p' -e g \
+		-e 's#.*"nvidia.com/cuda.driver.major":\("[^"]*"\|true\|null\).*#major \1#p' -e g \
+		-e 's#.*"nvidia.com/cuda.driver.minor":\("[^"]*"\|true\|null\).*#minor \1#p' -e g \
+		-e 's#.*"nvidia.com/cuda.driver.rev":\("[^"]*"\|true\|null\).*#rev \1#p')
+	major= minor= rev=
+	while read -r k val; do
+		case $k:$val in
+		state:\"*) val=${val#\"} && echo "${val%\"}" >"$F/fake/state" ;;
+		state:null) : >"$F/fake/state" ;;
+		# FAKE_CORDON_NOOP=1: a cordon the API answers without taking it
+		unsched:true) [ "${FAKE_CORDON_NOOP:-0}" = 1 ] || echo true >"$F/fake/unsched" ;;
+		unsched:null) : >"$F/fake/unsched" ;;
+		initial:\"true\") echo true >"$F/fake/initial" ;;
+		initial:null) : >"$F/fake/initial" ;;
+		ours:\"true\") echo true >"$F/fake/ours" ;;
+		ours:null) : >"$F/fake/ours" ;;
+		major:* | minor:* | rev:*) val=${val#\"} && eval "$k=\${val%\\\"}" ;;
+		esac
+	done <<-EOF
+		$members
+	EOF
+	if [ -n "$major" ] && [ "${FAKE_NO_DRIVER:-0}" != 1 ]; then
+		echo "$major.$minor.$rev" >"$F/fake/driver"
 	fi
 	node
 	;;
@@ -211,7 +236,8 @@ case $* in
 	# FAKE_NEW_DRIVER: the driver the node reports once its pod restarted
 	# (up: from the next look at the node, or FAKE_DRIVER_DELAY s later).
 	if [ -n "${FAKE_NEW_DRIVER:-}" ]; then
-		date +%s >"$F/fake/restarted.at"
+		now
+		echo "$now" >"$F/fake/restarted.at"
 		echo "$FAKE_NEW_DRIVER" >"$F/fake/restarted"
 	fi
 	echo 'pod "nvidia-driver-daemonset-x" deleted'
