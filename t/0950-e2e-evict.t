@@ -634,6 +634,22 @@ ev_verdicts() {
 	done
 }
 
+# ev_snapshots PHASE DRYRUN WHEN: ev_snapshot PHASE DRYRUN of every
+# scenario, then again (3 times at most) of those that changed meanwhile,
+# once they are quiet; $pending, those that never held still.
+ev_snapshots() {
+	pending=$SIDS
+	for attempt in 1 2 3; do
+		# shellcheck disable=SC2086 # one argument per scenario
+		ev_snapshot "$1" "$2" $pending || e2e_bail "$B: cannot list the budgets and pods"
+		pending=$ev_changed
+		[ -n "$pending" ] || break
+		echo "$B: changed $3 (attempt $attempt), again: $pending" | t_note
+		# shellcheck disable=SC2086 # one argument per scenario
+		ev_wait 60 quiet 5 $pending || :
+	done
+}
+
 # seed_of SID: the seed scenario SID came from, in $sd (ev2-5: the second
 # seed's fifth scenario).
 seed_of() {
@@ -752,16 +768,7 @@ ev_lap unready+quiet
 
 # 1. Snapshot, pdb-check, dry-run evictions; a scenario that changed
 # meanwhile again.
-pending=$SIDS
-for attempt in 1 2 3; do
-	# shellcheck disable=SC2086 # one argument per scenario
-	ev_snapshot dry 1 $pending || e2e_bail "$B: cannot list the budgets and pods"
-	pending=$ev_changed
-	[ -n "$pending" ] || break
-	echo "$B: changed during the dry-runs (attempt $attempt), again: $pending" | t_note
-	# shellcheck disable=SC2086 # one argument per scenario
-	ev_wait 60 quiet 5 $pending || :
-done
+ev_snapshots dry 1 "during the dry-runs"
 ev_verdicts dry ev_cmp_dry "dry-run evictions agree"
 tr ' ' '\n' <"$G/outcomes" | awk -F= 'NF == 2 { n[$1] += $2 } END { for (k in n) printf "%s=%d ", k, n[k]; printf "\n" }' |
 	sed 's/^/pods compared, by pdb-check verdict: /' | t_note
@@ -772,16 +779,7 @@ ev_cordon true
 t_ok $? "$B: the drained nodes cordoned"
 ev_cordon_seen
 t_ok $? "$B: the scheduler has seen the cordons (a probe pod on each is unschedulable)"
-pending=$SIDS
-for attempt in 1 2 3; do
-	# shellcheck disable=SC2086 # one argument per scenario
-	ev_snapshot real 0 $pending || e2e_bail "$B: cannot list the budgets and pods"
-	pending=$ev_changed
-	[ -n "$pending" ] || break
-	echo "$B: changed before the real evictions (attempt $attempt), again: $pending" | t_note
-	# shellcheck disable=SC2086 # one argument per scenario
-	ev_wait 60 quiet 5 $pending || :
-done
+ev_snapshots real 0 "before the real evictions"
 ev_lap snapshot
 P=$G/real
 active=
