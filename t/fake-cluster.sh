@@ -198,29 +198,24 @@ case $* in
 		exit 1
 		;;
 	esac
-	# The members it sends ("..." or true or null), read by one sed, a
-	# line "NAME VALUE" each.
-	members=$(printf '%s\n' "$p" | sed -n -e h \
-		-e "s#.*\"$S\":\\(\"[^\"]*\"\\|true\\|null\\).*#state \\1#p" -e g \
-		-e 's#.*"unschedulable":\("[^"]*"\|true\|null\).*#unsched \1#p' -e g \
-		-e "s#.*\"$I\":\\(\"[^\"]*\"\\|true\\|null\\).*#initial \\1#p" -e g \
-		-e 's#.*"gpudrv/cordoned":\("[^"]*"\|true\|null\).*#ours \1#p' -e g \
-		-e 's#.*"nvidia.com/cuda.driver.major":\("[^"]*"\|true\|null\).*#major \1#p' -e g \
-		-e 's#.*"nvidia.com/cuda.driver.minor":\("[^"]*"\|true\|null\).*#minor \1#p' -e g \
-		-e 's#.*"nvidia.com/cuda.driver.rev":\("[^"]*"\|true\|null\).*#rev \1#p')
+	# The members it sends, a line "KEY":VALUE each (no key or value of
+	# theirs holds a brace or a comma), read by the shell.
+	members=$(printf '%s\n' "$p" | sed 's/[{},]/\n/g')
 	major= minor= rev=
-	while read -r k val; do
+	while IFS=: read -r k val; do
+		k=${k#\"} k=${k%\"}
 		case $k:$val in
-		state:\"*) val=${val#\"} && echo "${val%\"}" >"$F/fake/state" ;;
-		state:null) : >"$F/fake/state" ;;
+		"$S":\"*) val=${val#\"} && echo "${val%\"}" >"$F/fake/state" ;;
+		"$S":null) : >"$F/fake/state" ;;
 		# FAKE_CORDON_NOOP=1: a cordon the API answers without taking it
-		unsched:true) [ "${FAKE_CORDON_NOOP:-0}" = 1 ] || echo true >"$F/fake/unsched" ;;
-		unsched:null) : >"$F/fake/unsched" ;;
-		initial:\"true\") echo true >"$F/fake/initial" ;;
-		initial:null) : >"$F/fake/initial" ;;
-		ours:\"true\") echo true >"$F/fake/ours" ;;
-		ours:null) : >"$F/fake/ours" ;;
-		major:* | minor:* | rev:*) val=${val#\"} && eval "$k=\${val%\\\"}" ;;
+		unschedulable:true) [ "${FAKE_CORDON_NOOP:-0}" = 1 ] || echo true >"$F/fake/unsched" ;;
+		unschedulable:null) : >"$F/fake/unsched" ;;
+		"$I":\"true\") echo true >"$F/fake/initial" ;;
+		"$I":null) : >"$F/fake/initial" ;;
+		gpudrv/cordoned:\"true\") echo true >"$F/fake/ours" ;;
+		gpudrv/cordoned:null) : >"$F/fake/ours" ;;
+		nvidia.com/cuda.driver.major:* | nvidia.com/cuda.driver.minor:* | nvidia.com/cuda.driver.rev:*)
+			val=${val#\"} && eval "${k##*.}=\${val%\\\"}" ;;
 		esac
 	done <<-EOF
 		$members
