@@ -96,11 +96,13 @@ judge_first() {
 # deadline ends it.
 wait_jobs() {
 	if [ "$wait_timeout" -gt 0 ]; then limit="at most ${wait_timeout}s (waitForCompletion.timeoutSeconds)"; else limit="until the run's deadline (waitForCompletion.timeoutSeconds 0)"; fi
-	t0=$(date +%s)
+	gpudrv_clock
+	t0=$gpudrv_now
 	first=1
 	while :; do
 		running_jobs || on_fail "cannot list the pods waitForCompletion.podSelector selects" 2
-		waited=$(($(date +%s) - t0))
+		gpudrv_clock
+		waited=$((gpudrv_now - t0))
 		if [ "$njobs" = 0 ] && [ "$first" = 1 ]; then
 			say "$node: no pod matching '$wait_sel' runs on the node"
 			break
@@ -119,8 +121,9 @@ wait_jobs() {
 		[ "$wait_timeout" = 0 ] || [ $((wait_timeout - waited)) -ge "$step" ] || step=$((wait_timeout - waited))
 		nap "$step"
 		# (The next look needs a second of the run: none is the deadline.)
-		[ "$(time_left)" -gt 1 ] ||
-			on_fail "the run's deadline came ($gpudrv_why) while $njobs pod(s) matching '$wait_sel' still ran, after $(($(date +%s) - t0))s: $jobs_named" 2
+		gpudrv_time_left
+		[ "$gpudrv_left" -gt 1 ] ||
+			on_fail "the run's deadline came ($gpudrv_why) while $njobs pod(s) matching '$wait_sel' still ran, after $((gpudrv_now - t0))s: $jobs_named" 2
 	done
 }
 # judge_again WHEN: after the cordon (WHEN: "after the cordon", or "after
@@ -143,14 +146,15 @@ judge_again() {
 		judge
 		[ "$pc" -le 1 ] || on_fail "pdb-check cannot judge the node's pods $1 (exit $pc)" 2
 		# (the wait, and its clock, start at the first look without room)
-		[ -z "$ja_t0" ] || ja_spent=$(($(date +%s) - ja_t0))
+		gpudrv_clock
+		[ -z "$ja_t0" ] || ja_spent=$((gpudrv_now - ja_t0))
 		[ "$pc" = 1 ] || break
 		if grep -q -v ' BLOCKS ' "$tmp/pdb.why"; then
 			emit "$tmp/pdb.why" 1
 			on_fail "$1, the removal of its pods would be refused: $(grep -v ' BLOCKS ' "$tmp/pdb.why" | head -n 1 | cut -c1-200)" 1
 		fi
 		if [ -z "$ja_t0" ]; then
-			ja_t0=$(date +%s)
+			ja_t0=$gpudrv_now
 			say "$node: $1, the budgets leave no room for the removal of its pods: $(head -n 1 "$tmp/pdb.why" | cut -c1-200); waiting for headroom"
 		fi
 		if [ "$ja_limit" -gt 0 ] && [ $((ja_spent + 5)) -gt "$ja_limit" ]; then
@@ -159,7 +163,8 @@ judge_again() {
 			on_fail "the budgets left no room for the drain after ${ja_spent}s (drain.timeoutSeconds $dr_timeout): $(head -n 1 "$tmp/pdb.why" | cut -c1-200)" 1
 		fi
 		nap 5
-		[ "$(time_left)" -gt 1 ] || on_fail "the run's deadline came ($gpudrv_why) while the budgets left no room for the removal, after $(($(date +%s) - ja_t0))s" 2
+		gpudrv_time_left
+		[ "$gpudrv_left" -gt 1 ] || on_fail "the run's deadline came ($gpudrv_why) while the budgets left no room for the removal, after $((gpudrv_now - ja_t0))s" 2
 	done
 	[ -z "$ja_t0" ] || [ "$pc" != 0 ] || say "$node: the budgets leave room, after ${ja_spent}s"
 	take_removal
@@ -179,7 +184,8 @@ log_removal() {
 # with $why when they did not all go (refused, or too slow), 2 when it
 # cannot tell (an eviction that failed otherwise, a list not read whole).
 evict() {
-	ev_t0=$(($(date +%s) - ja_spent))
+	gpudrv_clock
+	ev_t0=$((gpudrv_now - ja_spent))
 	cp "$tmp/remove" "$tmp/evict.todo"
 	while [ -s "$tmp/evict.todo" ]; do
 		: >"$tmp/evict.again"
@@ -204,8 +210,9 @@ evict() {
 		done <"$tmp/evict.todo"
 		mv "$tmp/evict.again" "$tmp/evict.todo"
 		[ -s "$tmp/evict.todo" ] || break
-		if [ "$pd_timeout" -gt 0 ] && [ $(($(date +%s) - ev_t0 + 5)) -gt "$pd_timeout" ]; then
-			why="the budgets still refuse the eviction of $(tr '\n' ' ' <"$tmp/evict.todo")after $(($(date +%s) - ev_t0))s (podDeletion.timeoutSeconds $pd_timeout)"
+		gpudrv_clock
+		if [ "$pd_timeout" -gt 0 ] && [ $((gpudrv_now - ev_t0 + 5)) -gt "$pd_timeout" ]; then
+			why="the budgets still refuse the eviction of $(tr '\n' ' ' <"$tmp/evict.todo")after $((gpudrv_now - ev_t0))s (podDeletion.timeoutSeconds $pd_timeout)"
 			return 1
 		fi
 		nap 5
@@ -216,12 +223,13 @@ evict() {
 			return 2
 		}
 		awk 'NR == FNR { gone[$1] = 1; next } $2 in gone { print $2 }' "$tmp/remove" "$tmp/left" >"$tmp/still"
+		gpudrv_clock
 		if ! [ -s "$tmp/still" ]; then
-			log_removal "$nremove pod(s) evicted and gone, after $(($(date +%s) - ev_t0))s"
+			log_removal "$nremove pod(s) evicted and gone, after $((gpudrv_now - ev_t0))s"
 			return 0
 		fi
-		if [ "$pd_timeout" -gt 0 ] && [ $(($(date +%s) - ev_t0 + 2)) -gt "$pd_timeout" ]; then
-			why="evicted, but still on the node after $(($(date +%s) - ev_t0))s (podDeletion.timeoutSeconds $pd_timeout): $(tr '\n' ' ' <"$tmp/still")"
+		if [ "$pd_timeout" -gt 0 ] && [ $((gpudrv_now - ev_t0 + 2)) -gt "$pd_timeout" ]; then
+			why="evicted, but still on the node after $((gpudrv_now - ev_t0))s (podDeletion.timeoutSeconds $pd_timeout): $(tr '\n' ' ' <"$tmp/still")"
 			return 1
 		fi
 		nap 2
