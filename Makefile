@@ -122,19 +122,21 @@ check:
 	if [ $$up = 0 ]; then sh sandbox/down.sh >/dev/null 2>&1 || :; fi; \
 	[ $$erc = 0 ] && [ $$urc = 0 ]
 
-# The suite again with every binary built under AddressSanitizer and
-# UndefinedBehaviorSanitizer, in a separate build tree (bin stays as it is),
-# but the tests that do not run its commands on an input: the house's
-# (shellcheck, the pages; each command's -h its own test runs), and the
-# two that build the tree themselves (make install, the .deb); and the
-# scripts' tests that cost the most and reach no line of C the others do
-# not (.ci/cover; HACKING.md, CI): the fault table's three parts, the
-# rollout's batches and lease, drv-next.sh and the signals (SAN_SKIP:
-# 499 of the 1,117 s of test time under the sanitizers, 2026-12-05), which
-# make check runs on the same C.
-SAN_SKIP   = t/0330-drv-next.t t/0370-signals.t t/0460-drv-rollout-batches.t t/0465-drv-rollout-lease.t t/0467-drv-rollout-pace.t \
-	t/0620-fault-table.t t/0621-fault-table-upgrade.t t/0622-fault-table-rollout.t
-ASAN_TESTS = $(filter-out $(SAN_SKIP) t/0010-house.t t/0020-build-install.t t/0025-deb.t,$(UNIT))
+# The C filters' own tests: each runs its filter on inputs of its own (t/data,
+# generated lists, bad input of every kind).
+FILTER_TESTS = $(filter-out t/0110-drv-tag.t t/045% t/046%,$(sort $(wildcard \
+	t/01*.t t/02*.t t/0367-*.t t/04*.t t/05*.t t/06[01]*.t t/07[1-9]*.t)))
+# The scripts' tests that reach lines of C no filter's test reaches:
+# drv-states.sh's (states-fmt's and labels2tag's lines for -S, -w and -R).
+# The other scripts' tests reach none (.ci/cover; HACKING.md, CI): make
+# check runs them on the same C.
+SAN_SCRIPTS = t/0360-drv-states.t t/0365-drv-states-why.t t/0368-drv-states-revisions.t
+
+# The tests of the C again, every binary built under AddressSanitizer and
+# UndefinedBehaviorSanitizer, in a separate build tree (bin stays as it
+# is): the filters' tests and SAN_SCRIPTS, which reach every line of C the
+# whole suite reaches (5,032 of cmd/ and common/, 2026-12-05).
+ASAN_TESTS = $(call slow_first,$(FILTER_TESTS) $(SAN_SCRIPTS))
 check-asan:
 	rm -rf .asan && mkdir -p .asan
 	cp -R Makefile VERSION cmd common sh .ci .asan/
@@ -144,24 +146,14 @@ check-asan:
 	GPUDRV_BIN=$(CURDIR)/.asan/bin GPUDRV_SANITIZED=1 GPUDRV_E2E=0 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 $(PROVE) $(ASAN_TESTS)
 
-# The tests in which a filter runs under valgrind (leaks and invalid accesses
-# fail): GPUDRV_VALGRIND=1 puts a valgrind wrapper of each first on PATH,
-# which the filters' own tests call, and the scripts that run alone in a
-# folder of their own (t/0330, t/04*, t/0622); a script run from bin/ finds
-# the bare filters beside it, so the tests that only run those (VG_NONE)
-# would run again as they did in make check, and under valgrind a test
-# that ran no filter under it fails (t/lib.sh, t_done).
-VG_NONE  = t/0110-drv-tag.t t/0450-drv-rollout.t t/0620-fault-table.t t/0621-fault-table-upgrade.t
-# And the scripts' tests that give the filters nothing but the stand-in's
-# answers, and reach no line of C the others do not (.ci/cover; HACKING.md,
-# CI): the rollout's batches, lease and fault table, drv-next.sh (t/0460,
-# t/0465, t/0622, t/0330; 755 CPU-seconds under valgrind for t/0460 alone,
-# 420 for t/0622, 250 for t/0330); and the lists of production width
-# (t/0160: no line of its own either; the size of its input is its point,
-# 135 s under valgrind), which check-asan runs (the others run in make
-# check only: SAN_SKIP).
-VG_SKIP  = t/0160-scale.t $(SAN_SKIP)
-VG_TESTS = $(call slow_first,$(filter-out $(VG_NONE) $(VG_SKIP),$(sort $(wildcard t/01*.t t/02*.t t/0330-*.t t/0367-*.t t/04*.t t/05*.t t/06*.t t/07[1-9]*.t))))
+# The filters' tests again, each filter under valgrind (leaks and invalid
+# accesses fail): GPUDRV_VALGRIND=1 puts a valgrind wrapper of each first
+# on PATH, which those tests call (under valgrind a test in which no filter
+# ran under it fails: t/lib.sh, t_done).  A script run from bin/ finds the
+# bare filters beside it, so SAN_SCRIPTS cannot run here; nor t/0160,
+# whose lists of production width reach no line of their own (135 s under
+# valgrind), which check-asan runs.
+VG_TESTS = $(call slow_first,$(filter-out t/0160-scale.t,$(FILTER_TESTS)))
 check-valgrind: all
 	GPUDRV_VALGRIND=1 GPUDRV_E2E=0 $(PROVE) $(VG_TESTS)
 

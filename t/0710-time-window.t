@@ -42,6 +42,10 @@ t_out "closed until next Saturday" "closed $(is UTC '2026-12-12 13:00:00' +00:00
 t_run time-window -t "$(at UTC '2026-12-05 15:00:01')" '*' 0 23:59:59
 t_rc 0 "every day, 0 to 23:59:59"
 t_out "open with no end" "open - -"
+# Without -t, now: the one window whose answer is the same at any moment.
+t_run time-window '*' 0 23:59:59
+t_rc 0 "every day, all day, judged now"
+t_out "open with no end, now too" "open - -"
 
 # Days: numbers (0 and 7 Sunday), two letters, ranges that wrap.
 t_run time-window -t "$(at UTC '2026-12-06 10:00:00')" 7 9am 11am
