@@ -105,8 +105,9 @@ case $* in
 		;;
 	esac
 	t=${*##*timeoutSeconds=}
-	# (by the clock drv-upgrade.sh reads: a timeout is a time of day)
-	end=$(($(date +%s) + t))
+	# (by the clock drv-upgrade.sh's wait reads, the seconds since boot)
+	now
+	end=$((now + t))
 	ev=ADDED
 	: >"$F/fake/watched"
 	while :; do
@@ -119,7 +120,8 @@ case $* in
 			mv "$F/fake/watch.now" "$F/fake/watched"
 		fi
 		ev=MODIFIED
-		[ "$(date +%s)" -lt "$end" ] && [ "${FAKE_WATCH:-}" != end ] || exit 0
+		now
+		[ "$now" -lt "$end" ] && [ "${FAKE_WATCH:-}" != end ] || exit 0
 		sleep 0.2
 	done
 	;;

@@ -124,7 +124,12 @@ gauge() {
 # quoted TEXT [MAX]: TEXT made the inside of a double-quoted string of JSON
 # or of a curl config file: one line, every byte that is not printable a
 # space, at most MAX characters (cut before the escapes, so that none is cut
-# in two), \ and " escaped.
+# in two), \ and " escaped.  Printable ASCII with neither, short enough
+# (a state's Event, a URL), is itself: no process.
 quoted() {
+	case $1 in
+	*[!\ -~]* | *[\\\"]*) ;;
+	*) [ "${#1}" -gt "${2:-100000}" ] || { printf '%s' "$1" && return; } ;;
+	esac
 	printf '%s' "$1" | tr -c '[:print:]' ' ' | cut -c1-"${2:-100000}" | sed 's/[\\"]/\\&/g'
 }

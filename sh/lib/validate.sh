@@ -18,14 +18,16 @@
 # without watch on nodes) is said, and the node is looked at every 2 s.
 wait_driver() {
 	have=$r_driver
-	wd_t0=$(date +%s)
+	gpudrv_clock
+	wd_t0=$gpudrv_now
 	waited=0
 	wd_poll=0
 	while [ "$have" != "$version" ]; do
 		[ "$waited" -lt "$validate_timeout" ] ||
 			on_fail "gpu-feature-discovery reports driver '$have', not $version, after ${waited}s" 2
 		wd_rc=0
-		wd_i=$(date +%s)
+		gpudrv_clock
+		wd_i=$gpudrv_now
 		if [ "$wd_poll" = 1 ]; then
 			nap 2
 			# A look that fails is not an answer: said, and tried again.
@@ -41,8 +43,10 @@ wait_driver() {
 			say "$node: warning: cannot read the node while waiting for the driver: $(said "$tmp/err"); looking again"
 		fi
 		# (a watch that failed, or ended at once, is not started again at once)
-		[ "$wd_rc" = 0 ] || [ "$wd_poll" = 1 ] || [ $(($(date +%s) - wd_i)) -ge 2 ] || nap 2
-		waited=$(($(date +%s) - wd_t0))
+		gpudrv_clock
+		[ "$wd_rc" = 0 ] || [ "$wd_poll" = 1 ] || [ $((gpudrv_now - wd_i)) -ge 2 ] || nap 2
+		gpudrv_clock
+		waited=$((gpudrv_now - wd_t0))
 	done
 	say "$node: the node reports driver $version"
 }
@@ -171,10 +175,12 @@ gate_create() {
 # gate_wait: until the pod ends or the gate's timeout passes: a look every
 # 2 seconds; $g_after, the seconds it took.
 gate_wait() {
-	g_t0=$(date +%s)
+	gpudrv_clock
+	g_t0=$gpudrv_now
 	while :; do
 		case $g_phase in Succeeded | Failed) break ;; esac
-		[ $(($(date +%s) - g_t0)) -lt "$gate_timeout" ] || break
+		gpudrv_clock
+		[ $((gpudrv_now - g_t0)) -lt "$gate_timeout" ] || break
 		nap 2
 		if kc "$tmp/gate.now" "$tmp/err" get --raw "/api/v1/namespaces/$gate_ns/pods/$gate_name" &&
 			"$gate_pod" -r "$tmp/gate.now" >"$tmp/gate.st" 2>/dev/null; then
@@ -183,7 +189,8 @@ gate_wait() {
 			say "$node: warning: cannot read the health gate's pod: $(said "$tmp/err"); looking again"
 		fi
 	done
-	g_after=$(($(date +%s) - g_t0))
+	gpudrv_clock
+	g_after=$((gpudrv_now - g_t0))
 }
 # gate_fail: the gate that failed (or did not end) said, with the pod's
 # last lines, and the run failed with the node left cordoned.
