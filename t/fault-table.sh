@@ -66,7 +66,8 @@ table() {
 		want=$($except "$args")
 		faults="empty status error cut other page"
 		# Run by hand under the sanitizers or valgrind (make check-asan
-		# leaves the table out: SAN_SKIP), each GET gets one fault, in turn
+		# runs the tests of the C only: FILTER_TESTS, SAN_SCRIPTS), each
+		# GET gets one fault, in turn
 		# (GET 1 empty, GET 2 a Status, ...): every GET is still met, and
 		# every fault, in a sixth of the time.  The whole table is the
 		# scripts' logic, which make check runs; the lines of C it reaches,
