@@ -127,7 +127,9 @@ check:
 FILTER_TESTS = $(filter-out t/0110-drv-tag.t t/045% t/046%,$(sort $(wildcard \
 	t/01*.t t/02*.t t/0367-*.t t/04*.t t/05*.t t/06[01]*.t t/07[1-9]*.t)))
 # The scripts' tests that reach lines of C no filter's test reaches:
-# drv-states.sh's (states-fmt's and labels2tag's lines for -S, -w and -R).
+# drv-states.sh's (states-fmt's reading of revision-drift's lines and its
+# JSON of them, and labels2tag's records of a node its target skips and of
+# one two NVIDIADrivers claim).
 # The other scripts' tests reach none (.ci/cover; HACKING.md, CI): make
 # check runs them on the same C.
 SAN_SCRIPTS = t/0360-drv-states.t t/0365-drv-states-why.t t/0368-drv-states-revisions.t

@@ -119,10 +119,10 @@ r_uid=           # the node's uid, once read: its Events name it
 # timeouts kept to put the node back (GPUDRV_TIMEOUT replaces the whole).
 gpudrv_start $((budget_wait + validate_timeout + 300)) 3
 host=$(uname -n)
-case $host in
-*[!A-Za-z0-9.-]*) host=$(printf '%s' "$host" | tr -c 'A-Za-z0-9.-' '-' | cut -c1-63) ;;
-*) [ "${#host}" -le 63 ] || host=$(printf '%s' "$host" | cut -c1-63) ;;
-esac
+# (made fit for an Event's source only where it is not: no process else)
+if case $host in *[!A-Za-z0-9.-]*) true ;; *) [ "${#host}" -gt 63 ] ;; esac; then
+	host=$(printf '%s' "$host" | tr -c 'A-Za-z0-9.-' '-' | cut -c1-63)
+fi
 
 # The health gate's manifest made into its pod before anything else is
 # read: one that cannot be used stops the run here (sh/lib/validate.sh).
