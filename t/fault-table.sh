@@ -7,13 +7,13 @@
 # turn (the Nth GET or write of a clean run's; a write, drv-upgrade.sh's
 # merge patch, is made and its answer, the node after it, replaced),
 # answers exit 0 with an empty body, a Status, a watch's ERROR event, the
-# real answer cut in half, a list of another kind, or (where the answer is a
-# list) one page of it, metadata.continue set.  Each run must exit 2 (a
-# watch that is started again, or the audit after a finished upgrade, say so and
-# go on: the table says where), print no OK, and make no write after the
-# fault but those that put a node back (its uncordon, its state to
-# upgrade-failed or as it was) and the release of the rollout's lease;
-# checked from the calls the API received.
+# real answer cut in half, a list of another kind, or (where the clean
+# run's answer is a list) one page of it, metadata.continue set.  Each run
+# must exit 2 (a watch that is started again, or the audit after a
+# finished upgrade, say so and go on: the table says where), print no OK,
+# and make no write after the fault but those that put a node back (its
+# uncordon, its state to upgrade-failed or as it was) and the release of
+# the rollout's lease; checked from the calls the API received.
 
 S=nvidia.com/gpu-driver-upgrade-state
 NEW=550.90.07
@@ -53,7 +53,11 @@ table() {
 	shift 3
 	rm -f calls gets
 	$setup
+	# (and which answers are lists: only those are paged)
+	STANDIN_LISTS=1
+	export STANDIN_LISTS
 	t_run "$@"
+	unset STANDIN_LISTS
 	cp out clean.out
 	[ "$rc" -le 1 ]
 	t_ok $? "$name: a clean run (exit $rc)"
@@ -79,6 +83,8 @@ table() {
 		fi
 		cargs=$args cwant=$want
 		for f in $faults; do
+			# A page of what is not a list is no fault: not run.
+			[ "$f" != page ] || grep -qx "LIST $i" clean.calls || continue
 			args=$cargs want=$cwant
 			rm -f calls gets
 			$setup
@@ -86,7 +92,7 @@ table() {
 			export STANDIN_FAULT_AT
 			t_run "$@"
 			unset STANDIN_FAULT_AT
-			# A page of what is not a list is no fault.
+			# (nor is one of what was a list in the clean run but not now)
 			! grep -qx "NOFAULT $i" calls || continue
 			# The answer faulted is judged as what it was in this run (a
 			# watch started again, say, puts the later answers one further).
