@@ -217,14 +217,17 @@ deb:
 # their Go modules when they are missing: minutes on a fresh machine),
 # imported with podman and written to $(IMAGE) as an oci-archive.  As root.
 IMAGE = .image/gpudrv.oci.tar
-image: deb
+# IMAGE_DEB=FILE: that package, made before (the tests make one for all of
+# them: t/lib.sh, t_deb), rather than make deb's.
+IMAGE_DEB =
+image: $(if $(IMAGE_DEB),,deb)
 	@sh .ci/deps image
 	@sh sandbox/build.sh >&2
-	sh image/build.sh $(DEBDIR)/gpudrv_$(VERSION)_`dpkg --print-architecture`.deb \
+	sh image/build.sh $(or $(IMAGE_DEB),$(DEBDIR)/gpudrv_$(VERSION)_`dpkg --print-architecture`.deb) \
 		$${GPUDRV_SANDBOX_DIR:-.sandbox}/bin/kubectl $(IMAGE)
 
 clean:
-	rm -rf bin lib common/*.o common/*.a .asan .image gpudrv-*.tar.gz
+	rm -rf bin lib common/*.o common/*.a .asan .image .test-cache gpudrv-*.tar.gz
 
 # The source tarball of the commit checked out (git archive), into $(DIST):
 # what it holds builds, and passes GPUDRV_E2E=0 make check, on its own.

@@ -13,12 +13,14 @@ e2e_facts
 
 V=$(cd "$ROOT" && dpkg-parsechangelog -S Version)
 A=$(dpkg --print-architecture)
-make -s -C "$ROOT" deb DEBDIR="$SCRATCH/deb" >build.log 2>&1
-t_ok $? "make deb"
+# (made once for the tests that take it: t_deb)
+t_deb
+t_ok "$T_DEB_RC" "make deb"
+[ "$T_DEB_RC" = 0 ] || t_diag <"$T_DEB_LOG"
 R=$SCRATCH/root
 mkdir -p "$R/var/lib/dpkg/info" "$R/var/lib/dpkg/updates"
 : >"$R/var/lib/dpkg/status"
-t_run dpkg --root="$R" --force-script-chrootless --force-depends -i "$SCRATCH/deb/gpudrv_${V}_$A.deb"
+t_run dpkg --root="$R" --force-script-chrootless --force-depends -i "$T_DEB/gpudrv_${V}_$A.deb"
 t_rc 0 "installed into a scratch root"
 
 # The installed commands and the sandbox's kubectl only: the tree's bin/ is

@@ -37,9 +37,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# The image, as a user makes it (the .deb in a folder of this test's own:
-# t/0025 may be making one in .deb meanwhile).
-t_run make -s -C "$ROOT" image DEBDIR="$SCRATCH/deb" IMAGE="$IMG"
+# The image, as a user makes it, of the package the tests made (t_deb).
+t_deb
+[ "$T_DEB_RC" = 0 ] || { t_diag <"$T_DEB_LOG"; echo "Bail out! make deb failed"; exit 1; }
+t_run make -s -C "$ROOT" image IMAGE_DEB="$T_DEB/gpudrv_${V}_$(dpkg --print-architecture).deb" IMAGE="$IMG"
 t_rc 0 "make image"
 [ -s "$IMG" ] || { t_diag <err; echo "Bail out! make image wrote no $IMG"; exit 1; }
 t_run pm load -q -i "$IMG"

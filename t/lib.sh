@@ -90,6 +90,38 @@ t_builds() {
 	t_done
 }
 
+# t_deb: make deb, once for the tree as it is (its files' contents, modes
+# and names; the tests that take the package wait for one another): DEBDIR
+# $T_DEB in .test-cache/deb, make's exit status in $T_DEB_RC, its output in
+# the file $T_DEB_LOG.  Read-only to the tests (copy what you change).
+t_deb() {
+	t_key=$(cd "$ROOT" && git ls-files -z -c -o --exclude-standard |
+		xargs -0 sh -c 'for f; do [ ! -e "$f" ] || printf "%s\0" "$f"; done' sh |
+		tar --null -T - --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -cf - |
+		sha256sum | cut -c1-16)
+	T_DEB=$ROOT/.test-cache/deb/$t_key
+	mkdir -p "$ROOT/.test-cache/deb"
+	# One maker at a time (mkdir is atomic); a dead maker's lock is stale.
+	until mkdir "$T_DEB.lock" 2>/dev/null; do
+		t_holder=$(cat "$T_DEB.lock/pid" 2>/dev/null || :)
+		[ -z "$t_holder" ] || kill -0 "$t_holder" 2>/dev/null || rm -rf "$T_DEB.lock"
+		sleep 1
+	done
+	echo $$ >"$T_DEB.lock/pid"
+	if [ ! -f "$T_DEB.rc" ]; then
+		# (the packages of trees before this one go)
+		for t_f in "$ROOT"/.test-cache/deb/*; do
+			case $t_f in "$T_DEB" | "$T_DEB".*) ;; *.lock) ;; *) rm -rf "$t_f" ;; esac
+		done
+		rm -rf "$T_DEB" "$T_DEB.log"
+		make -C "$ROOT" deb DEBDIR="$T_DEB" >"$T_DEB.log" 2>&1
+		echo $? >"$T_DEB.rc"
+	fi
+	rm -rf "$T_DEB.lock"
+	T_DEB_RC=$(cat "$T_DEB.rc")
+	T_DEB_LOG=$T_DEB.log
+}
+
 # t_diag: stdin as TAP comments, on stderr (as Test::More's diag), so that
 # prove shows why a check failed without -v (CI runs it so).
 t_diag() {
