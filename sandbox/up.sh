@@ -183,6 +183,8 @@ EOF
 		: >"$logs/$c.log"
 		(
 			cd "$state"
+			# Go's defaults, whatever the caller's (t/e2e.sh tunes its kubectl).
+			unset GOGC GOMAXPROCS
 			# kwok reads ~/.kwok/kwok.yaml if it exists: give it a private HOME.
 			if [ "$c" = kwok ]; then
 				HOME=$state/kwok-home

