@@ -101,7 +101,8 @@ t_builds() {
 # t_deb: make deb, once for the tree as it is (its files' contents, modes
 # and names; the tests that take the package wait for one another): DEBDIR
 # $T_DEB in .test-cache/deb, make's exit status in $T_DEB_RC, its output in
-# the file $T_DEB_LOG.  Read-only to the tests (copy what you change).
+# the file $T_DEB_LOG.  Read-only to the tests (copy what you change).  A
+# failure is not kept: the next test makes the package again.
 t_deb() {
 	t_key=$(cd "$ROOT" && git ls-files -z -c -o --exclude-standard |
 		xargs -0 sh -c 'for f; do [ ! -e "$f" ] || printf "%s\0" "$f"; done' sh |
@@ -116,7 +117,8 @@ t_deb() {
 		sleep 1
 	done
 	echo $$ >"$T_DEB.lock/pid"
-	if [ ! -f "$T_DEB.rc" ]; then
+	# (a failed make deb is made again: what failed may be fixed by now)
+	if [ "$(cat "$T_DEB.rc" 2>/dev/null)" != 0 ]; then
 		# (the packages of trees before this one go)
 		for t_f in "$ROOT"/.test-cache/deb/*; do
 			case $t_f in "$T_DEB" | "$T_DEB".*) ;; *.lock) ;; *) rm -rf "$t_f" ;; esac
