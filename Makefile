@@ -82,10 +82,11 @@ bin/kubectl-gpudrv: sh/kubectl-gpudrv
 # prove, JOBS test files at once, the longest (the fault table's three
 # parts, minutes each; under the sanitizers and valgrind, the readers'
 # streams and the budgets of every node) first, so that the rest fill the
-# other slots meanwhile.
+# other slots meanwhile; first of all t/0025, which makes the package
+# (t_deb) that t/0915, early in the end-to-end chain, installs.
 JOBS  = 2
 PROVE = prove -j$(JOBS) $(PROVE_FLAGS)
-SLOW  = t/0150-stream-diff.t t/0410-pdb-check-all.t \
+SLOW  = t/0025-deb.t t/0150-stream-diff.t t/0410-pdb-check-all.t \
 	t/0620-fault-table.t t/0621-fault-table-upgrade.t t/0622-fault-table-rollout.t
 slow_first = $(filter $(SLOW),$(1)) $(filter-out $(SLOW),$(1))
 E2E   = $(sort $(wildcard t/09*.t))
