@@ -208,12 +208,16 @@ install: all
 # $(DEBDIR)/src, so that bin/ and lib/ here stay as they are; the .deb lands
 # in $(DEBDIR).
 DEBDIR = .deb
+# The tree's files, NUL-terminated: what deb copies, and what the tests'
+# one package is made again for (t/lib.sh, t_deb: make tree-files).
+TREE_FILES = git ls-files -z -c -o --exclude-standard | \
+	xargs -0 sh -c 'for f; do [ ! -e "$$f" ] || printf "%s\0" "$$f"; done' sh
+tree-files:
+	@$(TREE_FILES)
 deb:
 	@sh .ci/deps deb
 	rm -rf $(DEBDIR) && mkdir -p $(DEBDIR)/src
-	git ls-files -z -c -o --exclude-standard | \
-		xargs -0 sh -c 'for f; do [ ! -e "$$f" ] || printf "%s\0" "$$f"; done' sh | \
-		tar --null -T - -cf - | tar -xf - -C $(DEBDIR)/src
+	$(TREE_FILES) | tar --null -T - -cf - | tar -xf - -C $(DEBDIR)/src
 	cd $(DEBDIR)/src && dpkg-buildpackage -us -uc -b
 	lintian --fail-on error,warning $(DEBDIR)/*.changes
 	@ls $(DEBDIR)/*.deb
@@ -243,7 +247,7 @@ dist:
 	git archive --prefix=gpudrv-$(VERSION)/ -o $(DIST) HEAD
 	@echo $(DIST)
 
-.PHONY: all check check-asan check-valgrind clean dist fuzz install deps need lab sandbox sandbox-lab sandbox-down deb image
+.PHONY: all check check-asan check-valgrind clean dist fuzz install deps need lab sandbox sandbox-lab sandbox-down deb image tree-files
 
 # Benchmarks (bench/README.md): generated inputs and results stay in bench/out.
 # The generated inputs (gen/, as the tests build it).

@@ -104,8 +104,7 @@ t_builds() {
 # the file $T_DEB_LOG.  Read-only to the tests (copy what you change).  A
 # failure is not kept: the next test makes the package again.
 t_deb() {
-	t_key=$(cd "$ROOT" && git ls-files -z -c -o --exclude-standard |
-		xargs -0 sh -c 'for f; do [ ! -e "$f" ] || printf "%s\0" "$f"; done' sh |
+	t_key=$(cd "$ROOT" && make -s tree-files |
 		tar --null -T - --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -cf - |
 		sha256sum | cut -c1-16)
 	T_DEB=$ROOT/.test-cache/deb/$t_key
