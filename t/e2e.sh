@@ -76,22 +76,33 @@ e2e_reset_lab() {
 	done
 	kubectl delete namespace gpu-drv --ignore-not-found --wait=true --timeout=90s >/dev/null ||
 		{ echo "# e2e_reset_lab: namespace gpu-drv not gone after 90s" && return 1; }
-	for n in $(kubectl get nodes -o name | sed 's|^node/||'); do
-		case $n in lab-node-[012]) continue ;; esac
-		[ "$(kubectl get node "$n" -o jsonpath='{.metadata.annotations.kwok\.x-k8s\.io/node}')" = fake ] &&
-			kubectl delete node "$n" --wait=true --timeout=60s >/dev/null
-	done
+	# One list of the nodes: name, kwok's annotation, Ready, unschedulable,
+	# then the keys of their labels; then a call for each kind of change
+	# that is due, and none when none is.
+	# shellcheck disable=SC2016 # a go-template, not shell
+	e2e_nodes=$(kubectl get nodes -o go-template='{{range .items}}{{.metadata.name}} {{with .metadata.annotations}}{{index . "kwok.x-k8s.io/node"}}{{end}}- {{range .status.conditions}}{{if eq .type "Ready"}}{{.status}}{{end}}{{end}}- {{if .spec.unschedulable}}true{{else}}false{{end}}{{range $k, $v := .metadata.labels}} {{$k}}{{end}}{{"\n"}}{{end}}') ||
+		return 1
+	e2e_fake=$(echo "$e2e_nodes" | awk '$1 !~ /^lab-node-[012]$/ && $2 == "fake-" { print $1 }')
+	# shellcheck disable=SC2086 # one argument per node
+	[ -z "$e2e_fake" ] || kubectl delete node $e2e_fake --wait=true --timeout=60s >/dev/null || return 1
+	e2e_made=0 e2e_cordoned=
 	for n in lab-node-0 lab-node-1 lab-node-2; do
-		kubectl get node "$n" >/dev/null 2>&1 ||
+		e2e_line=$(echo "$e2e_nodes" | awk -v n="$n" '$1 == n')
+		if [ -z "$e2e_line" ]; then
 			sed "s/@NAME@/$n/g" "$e2e_root/sandbox/node.yaml.in" | kubectl apply -f - >/dev/null || return 1
-		# shellcheck disable=SC2016 # a go-template, not shell
-		e2e_drop=$(kubectl get node "$n" -o go-template='{{range $k, $v := .metadata.labels}}{{$k}}{{"\n"}}{{end}}' |
-			grep -E '^(nvidia\.com|feature\.node\.kubernetes\.io)/' | sed 's/$/-/')
+			e2e_made=1
+			continue
+		fi
+		[ "$(echo "$e2e_line" | cut -d' ' -f3)" = True- ] || e2e_made=1
+		[ "$(echo "$e2e_line" | cut -d' ' -f4)" != true ] || e2e_cordoned="$e2e_cordoned $n"
+		e2e_drop=$(echo "$e2e_line" | tr ' ' '\n' | grep -E '^(nvidia\.com|feature\.node\.kubernetes\.io)/' | sed 's/$/-/')
 		# shellcheck disable=SC2086 # one argument per label key
 		[ -z "$e2e_drop" ] || kubectl label node "$n" $e2e_drop >/dev/null || return 1
-		kubectl uncordon "$n" >/dev/null || return 1
 	done
-	kubectl wait --for=condition=Ready node/lab-node-0 node/lab-node-1 node/lab-node-2 --timeout=90s >/dev/null
+	# shellcheck disable=SC2086 # one argument per node
+	[ -z "$e2e_cordoned" ] || kubectl uncordon $e2e_cordoned >/dev/null || return 1
+	[ "$e2e_made" = 0 ] ||
+		kubectl wait --for=condition=Ready node/lab-node-0 node/lab-node-1 node/lab-node-2 --timeout=90s >/dev/null
 }
 
 # e2e_gpu_nodes NAME...: kwok nodes of those names, GPU nodes on driver
