@@ -7,8 +7,8 @@
 # with nodes under way (with everything it started), a second stops at the
 # failed node, a third (-c) completes; then every node is checked.  Then,
 # on the lab's three nodes, a dry run's plan and the real rollout that
-# follows it, rolling slots (one node's drain held for 40 s while the
-# others go through, a pair budget and maxUnavailable sampled), and signals.
+# follows it, rolling slots (one node's drain held while the
+# others go through, a pair budget and maxUnavailable watched), and signals.
 . "$(dirname "$0")/lib.sh"
 . "$T/e2e.sh"
 e2e_setup
@@ -100,20 +100,37 @@ t_ok $? "web, pinned and fill Running and their budgets settled"
 e2e_until 60 sh -c '[ "$(kubectl -n gpu-operator get pods --field-selector=status.phase=Running -o name | wc -l)" -eq 22 ]'
 t_ok $? "a driver pod on each GPU node"
 
-# gpu-feature-discovery: the new driver's labels on a node whose upgrade
-# has waited for validation three looks (the driver takes a while to load),
-# but never on ro-20, nor while ./gfd.hold is there.
+# gpu-feature-discovery: the new driver's labels on a node two seconds
+# after it enters validation-required (the driver takes a while to load),
+# if it is there still, but never on ro-20, nor while ./gfd.hold is there.
+# It learns of those nodes from a watch (one kubectl, not a GET a second);
+# gfd_relist ends the watch, and the next one lists them again.
+mkfifo gfd.pipe
 gfd() {
 	while :; do
-		[ ! -e gfd.hold ] || { sleep 1 && continue; }
-		for n in $(kubectl get nodes -l "$S=validation-required" -o jsonpath='{.items[*].metadata.name}' 2>/dev/null); do
-			echo "$n" >>gfd.seen
-			[ "$n" != ro-20 ] && [ "$(grep -c "^$n$" gfd.seen)" -ge 3 ] || continue
-			kubectl label node "$n" --overwrite nvidia.com/cuda.driver.major=550 \
-				nvidia.com/cuda.driver.minor=90 nvidia.com/cuda.driver.rev=07 >/dev/null 2>&1
-		done
+		kubectl get nodes -l "$S=validation-required" -w \
+			-o jsonpath='{.metadata.name} {.metadata.labels.nvidia\.com/gpu-driver-upgrade-state}{"\n"}' \
+			>gfd.pipe 2>/dev/null &
+		echo $! >gfd.watch
+		while read -r n st; do
+			[ "$st" = validation-required ] && [ "$n" != ro-20 ] && [ ! -e gfd.hold ] && [ ! -e "gfd.on.$n" ] || continue
+			: >"gfd.on.$n"
+			{
+				sleep 2
+				[ -e gfd.hold ] || kubectl label nodes -l "$S=validation-required" --field-selector "metadata.name=$n" \
+					--overwrite nvidia.com/cuda.driver.major=550 nvidia.com/cuda.driver.minor=90 \
+					nvidia.com/cuda.driver.rev=07 >/dev/null 2>&1
+				rm -f "gfd.on.$n"
+			} &
+		done <gfd.pipe
 		sleep 1
 	done
+}
+gfd_relist() { kill "$(cat gfd.watch)" 2>/dev/null; }
+gfd_stop() {
+	kill "$gfd_pid" 2>/dev/null
+	wait "$gfd_pid" 2>/dev/null
+	kill "$(cat gfd.watch)" 2>/dev/null
 }
 gfd &
 gfd_pid=$!
@@ -173,6 +190,7 @@ e2e_until 120 sh -c "kubectl get nodes -l '$S=validation-required,nvidia.com/cud
 t_ok $? "a node cordoned, waiting for a driver that does not load"
 kill -KILL "-$pgid"
 rm -f gfd.hold
+gfd_relist
 wait "$setsid_pid" 2>/dev/null
 sleep 1
 # (zombies, dead and not yet reaped by init, are not running)
@@ -218,8 +236,7 @@ t_rc 1 "with -c the third run completes (ro-05 stays blocked, ro-20 failed)"
 t_grep "ro-05 skipped for its budget, after -w" err "^drv-rollout.sh: ro-05: its drain would be refused by the budget(s) below (after 15s, -w); the node is left as it is:$"
 t_grep "the summary" out "^done 19 failed 1 skipped 2 left 0$"
 t_grep "and says ro-07 stays cordoned" err "^drv-rollout.sh: ro-07 is cordoned, as it was before"
-kill "$gfd_pid"
-wait "$gfd_pid" 2>/dev/null
+gfd_stop
 
 # Node by node: driver, state, cordon.
 kubectl get nodes -l nvidia.com/gpu.present=true -o jsonpath='{range .items[*]}{.metadata.name} {.metadata.labels.nvidia\.com/cuda\.driver\.major}.{.metadata.labels.nvidia\.com/cuda\.driver\.minor}.{.metadata.labels.nvidia\.com/cuda\.driver\.rev} {.metadata.labels.nvidia\.com/gpu-driver-upgrade-state} {.spec.unschedulable}{"\n"}{end}' >final
@@ -363,12 +380,12 @@ t_cmp "it upgraded the two other nodes, not lab-node-0 again" expected.nodes run
 t_run kubectl get nodes lab-node-0 lab-node-1 lab-node-2 -o jsonpath='{range .items[*]}{.metadata.labels.nvidia\.com/cuda\.driver\.major} {.metadata.labels.nvidia\.com/gpu-driver-upgrade-state} {.spec.unschedulable}{"\n"}{end}'
 t_out "the three nodes: driver 575, upgrade-done, schedulable" "575 upgrade-done " "575 upgrade-done " "575 upgrade-done "
 
-# Rolling slots: at -p 2, lab-node-0's drain held for 40 s by a pod that
-# never finishes terminating (a finalizer) holds one slot only: lab-node-1
-# and lab-node-2 go through the other meanwhile, one after the other, for a
-# budget they share (one pod on each, maxUnavailable 1).  A sampler reads
-# the nodes twice a second: never more than -u 2 cordoned, never lab-node-1
-# and lab-node-2 cordoned at once.
+# Rolling slots: at -p 2, lab-node-0's drain held by a pod that does not
+# finish terminating (a finalizer) until the others are done holds one
+# slot only: lab-node-1 and lab-node-2 go through the other meanwhile, one after the other, for a
+# budget they share (one pod on each, maxUnavailable 1).  A watch of the
+# nodes sees every change of their cordons: never more than -u 2 cordoned,
+# never lab-node-1 and lab-node-2 cordoned at once.
 ns delete deployment trainer --ignore-not-found --wait=true >/dev/null
 ns delete pdb trainer-pdb --ignore-not-found >/dev/null
 e2e_one_a_node pair lab-node-1 lab-node-2 | ns apply -f - >/dev/null
@@ -379,36 +396,33 @@ printf '%s\n' 580,5.15.0-119-generic,ubuntu22.04 580,5.15.0-107-generic,ubuntu22
 	580,6.8.0-45-generic,ubuntu24.04 >>lab.csv
 e2e_holder lab-node-0
 t_ok $? "a pod on lab-node-0 that holds its drain"
-: >samples
-sampler() {
-	while :; do
-		kubectl get nodes lab-node-0 lab-node-1 lab-node-2 \
-			-o jsonpath='{range .items[*]}{.metadata.name}={.spec.unschedulable} {end}{"\n"}' >>samples 2>/dev/null
-		sleep 0.5
-	done
-}
-sampler &
-sampler_pid=$!
+kubectl get nodes -w -o jsonpath='{.metadata.name}={.spec.unschedulable}{"\n"}' >watched 2>/dev/null &
+watch_pid=$!
 drv-rollout.sh -L $T_DRAIN -p 2 -u 2 -w 60 -t 300 -m "$PWD/lab.csv" 580.65.06 >roll.out 2>roll.err &
 roll=$!
 e2e_until 60 grep -q '^lab-node-0 drain-required$' roll.out
 t_ok $? "lab-node-0's drain starts, and is held"
-held=$(date +%s)
 e2e_until 40 sh -c "grep -q '^lab-node-1 upgrade-done$' roll.out && grep -q '^lab-node-2 upgrade-done$' roll.out"
 t_ok $? "lab-node-1 and lab-node-2 are done while it is held"
 t_run kubectl get node lab-node-0 -o 'jsonpath={.spec.unschedulable} {.metadata.labels.nvidia\.com/gpu-driver-upgrade-state}'
 t_val "lab-node-0 is still draining" "true drain-required"
-while [ $(($(date +%s) - held)) -lt 40 ]; do sleep 1; done
 e2e_holder_release
 rc=0
 wait "$roll" || rc=$?
 t_rc 0 "once the pod is let go, lab-node-0 too, and the rollout ends"
-kill "$sampler_pid"
-wait "$sampler_pid" 2>/dev/null
+kill "$watch_pid"
+wait "$watch_pid" 2>/dev/null
+# (each change as the three nodes stand after it, as a GET of them says:
+# "lab-node-0=true lab-node-1= lab-node-2= ")
+awk -F= '$1 ~ /^lab-node-[012]$/ { s[$1] = $2
+	printf "lab-node-0=%s lab-node-1=%s lab-node-2=%s \n", s["lab-node-0"], s["lab-node-1"], s["lab-node-2"] }' watched >samples
 t_grep "the summary" roll.out "^done 3 failed 0 skipped 0 left 0$"
 t_run awk '$1 == "start" { print $3 }' roll.out
 t_out "lab-node-0 and lab-node-1 first, lab-node-2 in lab-node-1's slot" lab-node-0 lab-node-1 lab-node-2
-t_is "the sampler took samples (over 40 s)" "$([ "$(grep -c . samples)" -ge 40 ] && echo yes)" yes
+t_run sh -c 'for n in 0 1 2; do grep -q "^lab-node-$n=true$" watched && echo yes; done'
+t_out "the watch saw each node cordoned" yes yes yes
+t_run tail -n 1 samples
+t_out "and the three uncordoned at the end" "lab-node-0= lab-node-1= lab-node-2= "
 t_run awk '{ n = gsub(/=true/, "=true"); if (n > 2) print "over -u 2: " $0 }' samples
 t_out "never more than 2 nodes cordoned (-u 2)"
 t_run grep 'lab-node-1=true lab-node-2=true' samples
