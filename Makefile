@@ -92,36 +92,33 @@ slow_first = $(filter $(SLOW),$(1)) $(filter-out $(SLOW),$(1))
 E2E   = $(sort $(wildcard t/09*.t))
 UNIT  = $(call slow_first,$(filter-out $(E2E),$(sort $(wildcard t/*.t))))
 
-# The tests, end-to-end ones included (GPUDRV_E2E=0 skips those, saying so).
-# The end-to-end ones share the sandbox, so they run one after the other,
-# and beside them, niced (the sandbox's controllers come first) in a
-# session of their own (a signal stops them all), the others one after
-# the other (JOBS at once without the end-to-end ones): their
-# report follows.  The two at once take the time of the longer, not of
-# both.  (Two at once beside them, or the sanitizers' runs, load this
-# 2-core machine so that the tests that time a wait fail: HACKING.md, CI.)
-# What failed, and why (the failed checks' diagnostics), comes last, so
-# that a log's tail says it.
-# A sandbox that check started is stopped again, on a signal too; a
-# running one is reused.
+# The tests, end-to-end ones included (GPUDRV_E2E=0 skips those, saying so),
+# JOBS at once through one queue (t/harness.pl).  The end-to-end ones share
+# the sandbox, so they run one after the other; beside them, niced (the
+# sandbox's controllers come first), the others take the other slot, one
+# at a time, then every slot once the end-to-end ones are done.  (Two at
+# once beside them load this 2-core machine so that the tests that time a
+# wait fail: HACKING.md, CI.)  SAN=1 puts check-asan's and check-valgrind's
+# runs in the same queue, after the others: they fill the time the
+# end-to-end chain leaves, rather than coming after it (CI does so).
+# What failed, and why, comes last, so that a log's tail says it.  The
+# queue runs in a session of its own (a signal stops every test); a
+# sandbox that check started is stopped again, on a signal too; a running
+# one is reused.
+SAN_LANES = --par asan 'nice env $(ASAN_ENV)' '$(ASAN_TESTS)' \
+	--par valgrind 'nice env $(VG_ENV) sh t/vg-ldso.sh' '$(VG_TESTS)'
 check:
 	@sh .ci/deps test
 	@$(MAKE) -s all
+	@if [ "$(SAN)" = 1 ]; then $(MAKE) -s asan; fi
 	@if sh sandbox/status.sh >/dev/null 2>&1; then up=1; else up=0; fi; \
-	logs=$$(mktemp -d "$${TMPDIR:-/tmp}/gpudrv-check.XXXXXX") || exit 2; \
-	jobs=1; [ "$${GPUDRV_E2E:-1}" != 0 ] || jobs=$(JOBS); \
-	setsid nice prove -j$$jobs $(PROVE_FLAGS) $(UNIT) >"$$logs/other" 2>&1 & unit=$$!; \
-	trap 'kill -TERM -$$unit 2>/dev/null; wait $$unit; rm -rf "$$logs"; \
+	setsid perl t/harness.pl -j$(JOBS) $(PROVE_FLAGS) --seq - - '$(E2E)' --par - nice '$(UNIT)' \
+		$(if $(filter 1,$(SAN)),$(SAN_LANES)) & queue=$$!; \
+	trap 'kill -TERM -$$queue 2>/dev/null; wait $$queue; \
 		if [ $$up = 0 ]; then sh sandbox/down.sh >/dev/null 2>&1; fi; exit 130' HUP INT TERM; \
-	{ prove $(PROVE_FLAGS) $(E2E) 2>&1; echo $$? >"$$logs/rc"; } | tee "$$logs/end-to-end"; \
-	erc=$$(cat "$$logs/rc") || erc=2; urc=0; wait $$unit || urc=$$?; \
-	echo "== the tests beside them:"; cat "$$logs/other"; \
-	said() { [ "$$2" = 0 ] || { echo "== the $$1 tests failed (exit $$2); what they said, and prove's summary:"; \
-		grep -v -e '^ok ' -e '\.\. ok' -e '^All tests' -e '^Files=' -e '^Result:' "$$logs/$$1" | tail -n 20; }; }; \
-	said end-to-end $$erc; said other $$urc; \
-	rm -rf "$$logs"; \
+	rc=0; wait $$queue || rc=$$?; \
 	if [ $$up = 0 ]; then sh sandbox/down.sh >/dev/null 2>&1 || :; fi; \
-	[ $$erc = 0 ] && [ $$urc = 0 ]
+	exit $$rc
 
 # The C filters' own tests: each runs its filter on inputs of its own (t/data,
 # generated lists, bad input of every kind).
@@ -145,15 +142,20 @@ ASAN_TESTS = $(call slow_first,$(FILTER_TESTS) $(SAN_SCRIPTS))
 # (definite and indirect) run without it (t/lib.sh): VG_TESTS but t/0150,
 # which valgrind runs one case in three.
 LEAKS_ELSEWHERE = $(filter-out t/0150-stream-diff.t,$(VG_TESTS))
-check-asan:
+LEAKS_CSV = $(subst $(eval) ,$(comma),$(strip $(LEAKS_ELSEWHERE)))
+comma = ,
+ASAN_ENV = GPUDRV_BIN=$(CURDIR)/.asan/bin GPUDRV_SANITIZED=1 GPUDRV_E2E=0 \
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	GPUDRV_LEAKS_ELSEWHERE=$(LEAKS_CSV)
+# The sanitizer build, in .asan/bin.
+asan:
 	rm -rf .asan && mkdir -p .asan
 	cp -R Makefile VERSION cmd common sh .ci .asan/
 	rm -f .asan/common/*.o .asan/common/*.a # copied after their sources, they would look current
 	$(MAKE) -C .asan all CFLAGS='-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer' \
 		LDFLAGS='-fsanitize=address,undefined'
-	GPUDRV_BIN=$(CURDIR)/.asan/bin GPUDRV_SANITIZED=1 GPUDRV_E2E=0 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
-		GPUDRV_LEAKS_ELSEWHERE='$(LEAKS_ELSEWHERE)' \
-		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 $(PROVE) $(ASAN_TESTS)
+check-asan: asan
+	env $(ASAN_ENV) $(PROVE) $(ASAN_TESTS)
 
 # The filters' tests again, each filter under valgrind (leaks and invalid
 # accesses fail): GPUDRV_VALGRIND=1 puts a valgrind wrapper of each first
@@ -165,8 +167,9 @@ check-asan:
 # separate debugging symbols from valgrind, which read them at each start
 # (t/0100 under valgrind: 52 s with them, 30 s without).
 VG_TESTS = $(call slow_first,$(filter-out t/0160-scale.t,$(FILTER_TESTS)))
+VG_ENV = GPUDRV_VALGRIND=1 GPUDRV_E2E=0
 check-valgrind: all
-	GPUDRV_VALGRIND=1 GPUDRV_E2E=0 sh t/vg-ldso.sh $(PROVE) $(VG_TESTS)
+	env $(VG_ENV) sh t/vg-ldso.sh $(PROVE) $(VG_TESTS)
 
 # AFL++ against every parser for FUZZ_SECONDS each (default 600); see fuzz/run.sh.
 fuzz:
@@ -247,7 +250,7 @@ dist:
 	git archive --prefix=gpudrv-$(VERSION)/ -o $(DIST) HEAD
 	@echo $(DIST)
 
-.PHONY: all check check-asan check-valgrind clean dist fuzz install deps need lab sandbox sandbox-lab sandbox-down deb image tree-files
+.PHONY: all asan check check-asan check-valgrind clean dist fuzz install deps need lab sandbox sandbox-lab sandbox-down deb image tree-files
 
 # Benchmarks (bench/README.md): generated inputs and results stay in bench/out.
 # The generated inputs (gen/, as the tests build it).
