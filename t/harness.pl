@@ -19,7 +19,7 @@
 # its own would block the harness on a test that says nothing for a while);
 # what a failed test said, but its passed checks, comes at the end, so that
 # a log's tail says what failed and why.  Exit 0 when every test passed, 1
-# when one did not, 2 on bad usage.
+# when one did not or one bailed out (which stops them all), 2 on bad usage.
 use strict;
 use warnings;
 use TAP::Harness;
@@ -88,7 +88,19 @@ $harness->callback(
 	}
 );
 
-my $agg = $harness->runtests(@all);
+# A test that bails out stops the run (TAP::Harness dies): the tests still
+# running stop too, when this is their process group's leader (make check
+# runs it under setsid), and the run fails saying why.
+my $agg = eval { $harness->runtests(@all) };
+if ( !$agg ) {
+	my $why = $@ || "the harness stopped\n";
+	print "== the run stopped: $why";
+	if ( getpgrp() == $$ ) {
+		local $SIG{TERM} = 'IGNORE';
+		kill 'TERM', -$$;
+	}
+	exit 1;
+}
 my @failed = grep { my ($p) = $agg->parsers($_); $p->has_problems } $agg->descriptions;
 for my $job (@failed) {
 	my @s = @{ $said{$job} || [] };
