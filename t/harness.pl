@@ -49,8 +49,12 @@ while (@ARGV) {
 			push @{ $a eq '--seq' ? \@seq : \@par }, $job;
 		}
 	}
+	elsif ( $a =~ /^-/ ) {
+		# (PROVE_FLAGS is prove's: what else it holds is not this queue's)
+		print STDERR "harness.pl: ignoring $a: only -j, --timer and -v are taken\n";
+	}
 	else {
-		print STDERR "harness.pl: unknown option $a\n";
+		print STDERR "harness.pl: $a: not an option\n";
 		usage();
 	}
 }
@@ -77,38 +81,68 @@ my $harness = TAP::Harness->new(
 	}
 );
 # What each test said but its passed checks, for the end.
+# What each test said but its passed checks, kept for the end; which are
+# running, which failed, which bailed out.
+my ( %running, %failed, $bailed );
 $harness->callback(
 	made_parser => sub {
 		my ( $parser, $job ) = @_;
 		my $name = $job->[0];
+		$running{$name} = 1;
 		$parser->callback( ALL => sub {
 			my $r = shift;
 			push @{ $said{$name} }, $r->as_string unless $r->is_test && $r->is_ok || $r->is_plan;
+			$bailed //= $name if $r->is_bailout;
 		} );
 	}
 );
+$harness->callback(
+	after_test => sub {
+		my ( $job, $parser ) = @_;
+		delete $running{ $job->[0] };
+		$failed{ $job->[0] } = 1 if $parser->has_problems;
+	}
+);
+# A signal (make check's trap sends TERM to the whole queue) ends the run
+# the same way, saying what had failed and what was running.
+for my $sig (qw(HUP INT TERM)) {
+	$SIG{$sig} = sub { stop("stopped by SIG$sig\n") };
+}
 
 # A test that bails out stops the run (TAP::Harness dies): the tests still
-# running stop too, when this is their process group's leader (make check
-# runs it under setsid), and the run fails saying why.
+# running stop too, and the run fails saying why.
 my $agg = eval { $harness->runtests(@all) };
-if ( !$agg ) {
-	my $why = $@ || "the harness stopped\n";
-	print "== the run stopped: $why";
-	if ( getpgrp() == $$ ) {
-		local $SIG{TERM} = 'IGNORE';
-		kill 'TERM', -$$;
+stop( $@ || "the harness stopped\n" ) if !$agg;
+# (a test that exited, or died, without a "not ok" has problems too)
+$failed{$_} = 1 for grep { my ($p) = $agg->parsers($_); $p->has_problems } $agg->descriptions;
+report();
+exit( %failed ? 1 : 0 );
+
+# report [JOB...]: what each failed test said (and each JOB's: a test that
+# bailed out or was running: what the harness had read of it), the last 60
+# lines of it.
+sub report {
+	my %more = map { $_ => 1 } @_;
+	for my $job ( grep { $failed{$_} || $more{$_} } @all ) {
+		my @s = @{ $said{$job} || [] };
+		splice @s, 0, @s - 60 if @s > 60;
+		my $what = $failed{$job} ? 'failed' : $bailed && $job eq $bailed ? 'bailed out' : 'was running';
+		print "== $job $what; what it said (its last 60 lines but passed checks):\n";
+		print map { "$_\n" } @s;
 	}
+}
+
+# stop WHY: the run ends early: the tests of this process group (make
+# check starts the queue under setsid) stop too, after what is known is
+# said; exit 1.
+sub stop {
+	my ($why) = @_;
+	$SIG{$_} = 'IGNORE' for qw(HUP INT TERM);
+	kill 'TERM', -$$ if getpgrp() == $$;
+	report( ( $bailed ? ($bailed) : () ), sort keys %running );
+	print "== the run stopped: ", ( $bailed ? "$bailed bailed out: " : '' ), $why;
 	exit 1;
 }
-my @failed = grep { my ($p) = $agg->parsers($_); $p->has_problems } $agg->descriptions;
-for my $job (@failed) {
-	my @s = @{ $said{$job} || [] };
-	splice @s, 0, @s - 60 if @s > 60;
-	print "== $job failed; what it said (its last 60 lines but passed checks):\n";
-	print map { "$_\n" } @s;
-}
-exit( @failed ? 1 : 0 );
 
 # A test file's interpreter, by its #! line (as prove's): sh for t/*.t.
 sub interpreter {

@@ -133,7 +133,8 @@ t_deb() {
 }
 
 # t_diag: stdin as TAP comments, on stderr (as Test::More's diag), so that
-# prove shows why a check failed without -v (CI runs it so).
+# prove shows why a check failed without -v, and make check's queue
+# (t/harness.pl) at the end of its run.
 t_diag() {
 	sed 's/^/# /' >&2
 }
