@@ -102,23 +102,25 @@ UNIT  = $(call slow_first,$(filter-out $(E2E),$(sort $(wildcard t/*.t))))
 # runs in the same queue, after the others: they fill the time the
 # end-to-end chain leaves, rather than coming after it (CI does so).
 # What failed, and why, comes last, so that a log's tail says it.  The
-# queue runs in a session of its own (a signal stops every test); a
-# sandbox that check started is stopped again, on a signal too; a running
-# one is reused.
+# queue runs in a session of its own: a signal stops every test, and the
+# sandbox is left alone until none of them runs (10 s at most); a sandbox
+# that check started is stopped again, on a signal too; a running one is
+# reused.
 SAN_LANES = --par asan 'nice env $(ASAN_ENV)' '$(ASAN_TESTS)' \
 	--par valgrind 'nice env $(VG_ENV) sh t/vg-ldso.sh' '$(VG_TESTS)'
 check:
 	@sh .ci/deps test
 	@$(MAKE) -s all
 	@if [ "$(SAN)" = 1 ]; then $(MAKE) -s asan; fi
-	@if sh sandbox/status.sh >/dev/null 2>&1; then up=1; else up=0; fi; \
+	@if sh sandbox/status.sh >/dev/null 2>&1; then up=1; else up=0; fi; queue=; \
+	ended() { [ -z "$$queue" ] || { kill -TERM -$$queue 2>/dev/null; n=0; \
+		while kill -0 -$$queue 2>/dev/null && [ $$n -lt 100 ]; do sleep 0.1; n=$$((n + 1)); done; }; \
+		if [ $$up = 0 ]; then sh sandbox/down.sh >/dev/null 2>&1 || :; fi; }; \
+	trap 'ended; exit 130' HUP INT TERM; \
 	setsid perl t/harness.pl -j$(JOBS) $(PROVE_FLAGS) --seq - - '$(E2E)' --par - nice '$(UNIT)' \
 		$(if $(filter 1,$(SAN)),$(SAN_LANES)) & queue=$$!; \
-	trap 'kill -TERM -$$queue 2>/dev/null; wait $$queue; \
-		if [ $$up = 0 ]; then sh sandbox/down.sh >/dev/null 2>&1; fi; exit 130' HUP INT TERM; \
 	rc=0; wait $$queue || rc=$$?; \
-	if [ $$up = 0 ]; then sh sandbox/down.sh >/dev/null 2>&1 || :; fi; \
-	exit $$rc
+	ended; exit $$rc
 
 # The C filters' own tests: each runs its filter on inputs of its own (t/data,
 # generated lists, bad input of every kind).
