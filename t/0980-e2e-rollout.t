@@ -398,6 +398,15 @@ e2e_holder lab-node-0
 t_ok $? "a pod on lab-node-0 that holds its drain"
 kubectl get nodes -w -o jsonpath='{.metadata.name}={.spec.unschedulable}{"\n"}' >watched 2>/dev/null &
 watch_pid=$!
+# (its first list read before the rollout starts; the three uncordoned in
+# it at the end, before it is stopped)
+seen3() { [ "$(grep -c '^lab-node-[012]=' watched)" -ge 3 ]; }
+all_back() {
+	awk -F= '$1 ~ /^lab-node-[012]$/ { s[$1] = $2 }
+		END { exit (s["lab-node-0"] s["lab-node-1"] s["lab-node-2"] != "") }' watched
+}
+e2e_until 30 seen3
+t_ok $? "the watch has listed the three nodes"
 drv-rollout.sh -L $T_DRAIN -p 2 -u 2 -w 60 -t 300 -m "$PWD/lab.csv" 580.65.06 >roll.out 2>roll.err &
 roll=$!
 e2e_until 60 grep -q '^lab-node-0 drain-required$' roll.out
@@ -410,6 +419,7 @@ e2e_holder_release
 rc=0
 wait "$roll" || rc=$?
 t_rc 0 "once the pod is let go, lab-node-0 too, and the rollout ends"
+e2e_until 30 all_back
 kill "$watch_pid"
 wait "$watch_pid" 2>/dev/null
 # (each change as the three nodes stand after it, as a GET of them says:

@@ -80,7 +80,7 @@ e2e_reset_lab() {
 	# then the keys of their labels; then a call for each kind of change
 	# that is due, and none when none is.
 	# shellcheck disable=SC2016 # a go-template, not shell
-	e2e_nodes=$(kubectl get nodes -o go-template='{{range .items}}{{.metadata.name}} {{with .metadata.annotations}}{{index . "kwok.x-k8s.io/node"}}{{end}}- {{range .status.conditions}}{{if eq .type "Ready"}}{{.status}}{{end}}{{end}}- {{if .spec.unschedulable}}true{{else}}false{{end}}{{range $k, $v := .metadata.labels}} {{$k}}{{end}}{{"\n"}}{{end}}') ||
+	e2e_nodes=$(kubectl get nodes -o go-template='{{range .items}}{{.metadata.name}} {{with .metadata.annotations}}{{with index . "kwok.x-k8s.io/node"}}{{.}}{{end}}{{end}}- {{range .status.conditions}}{{if eq .type "Ready"}}{{.status}}{{end}}{{end}}- {{if .spec.unschedulable}}true{{else}}false{{end}}{{range $k, $v := .metadata.labels}} {{$k}}{{end}}{{"\n"}}{{end}}') ||
 		return 1
 	e2e_fake=$(echo "$e2e_nodes" | awk '$1 !~ /^lab-node-[012]$/ && $2 == "fake-" { print $1 }')
 	# shellcheck disable=SC2086 # one argument per node
