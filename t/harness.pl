@@ -28,6 +28,11 @@ sub usage {
 	print STDERR "usage: harness.pl [-j N] [--timer] [-v] {--seq|--par} NAME PREFIX TESTS ...\n";
 	exit 2;
 }
+# bad MESSAGE: bad input, said, exit 2.
+sub bad {
+	print STDERR "harness.pl: $_[0]\n";
+	exit 2;
+}
 
 my ( $jobs, $timer, $verbosity ) = ( 2, 0, 0 );
 my ( @seq, @par, %cmd );
@@ -42,9 +47,9 @@ while (@ARGV) {
 		my ( $name, $prefix, $tests ) = splice @ARGV, 0, 3;
 		my @prefix = $prefix eq '-' ? () : split ' ', $prefix;
 		for my $t ( split ' ', $tests ) {
-			-f $t or die "harness.pl: no test file $t\n";
+			-f $t or bad("no test file $t");
 			my $job = $name eq '-' ? $t : "$name:$t";
-			die "harness.pl: $job twice\n" if $cmd{$job};
+			bad("$job twice") if $cmd{$job};
 			$cmd{$job} = [ @prefix, interpreter($t), $t ];
 			push @{ $a eq '--seq' ? \@seq : \@par }, $job;
 		}
@@ -80,7 +85,6 @@ my $harness = TAP::Harness->new(
 		},
 	}
 );
-# What each test said but its passed checks, for the end.
 # What each test said but its passed checks, kept for the end; which are
 # running, which failed, which bailed out.
 my ( %running, %failed, $bailed );
@@ -100,6 +104,7 @@ $harness->callback(
 	after_test => sub {
 		my ( $job, $parser ) = @_;
 		delete $running{ $job->[0] };
+		# (a test that exited, or died, without a "not ok" has problems too)
 		$failed{ $job->[0] } = 1 if $parser->has_problems;
 	}
 );
@@ -113,8 +118,6 @@ for my $sig (qw(HUP INT TERM)) {
 # running stop too, and the run fails saying why.
 my $agg = eval { $harness->runtests(@all) };
 stop( $@ || "the harness stopped\n" ) if !$agg;
-# (a test that exited, or died, without a "not ok" has problems too)
-$failed{$_} = 1 for grep { my ($p) = $agg->parsers($_); $p->has_problems } $agg->descriptions;
 report();
 exit( %failed ? 1 : 0 );
 
@@ -147,9 +150,9 @@ sub stop {
 # A test file's interpreter, by its #! line (as prove's): sh for t/*.t.
 sub interpreter {
 	my ($t) = @_;
-	open my $fh, '<', $t or die "harness.pl: cannot read $t: $!\n";
+	open my $fh, '<', $t or bad("cannot read $t: $!");
 	my $line = <$fh> // '';
-	$line =~ /^#!\s*(\S.*?)\s*$/ or die "harness.pl: $t has no #! line\n";
+	$line =~ /^#!\s*(\S.*?)\s*$/ or bad("$t has no #! line");
 	return split ' ', $1;
 }
 
