@@ -7,8 +7,8 @@
 # with nodes under way (with everything it started), a second stops at the
 # failed node, a third (-c) completes; then every node is checked.  Then,
 # on the lab's three nodes, a dry run's plan and the real rollout that
-# follows it, rolling slots (one node's drain held while the
-# others go through, a pair budget and maxUnavailable watched), and signals.
+# follows it, rolling slots (one node's drain held while the others go
+# through, a pair budget and maxUnavailable watched), and signals.
 . "$(dirname "$0")/lib.sh"
 . "$T/e2e.sh"
 e2e_setup
@@ -382,8 +382,9 @@ t_out "the three nodes: driver 575, upgrade-done, schedulable" "575 upgrade-done
 
 # Rolling slots: at -p 2, lab-node-0's drain held by a pod that does not
 # finish terminating (a finalizer) until the others are done holds one
-# slot only: lab-node-1 and lab-node-2 go through the other meanwhile, one after the other, for a
-# budget they share (one pod on each, maxUnavailable 1).  A watch of the
+# slot only: lab-node-1 and lab-node-2 go through the other meanwhile, one
+# after the other, for a budget they share (one pod on each,
+# maxUnavailable 1).  A watch of the
 # nodes sees every change of their cordons: never more than -u 2 cordoned,
 # never lab-node-1 and lab-node-2 cordoned at once.
 ns delete deployment trainer --ignore-not-found --wait=true >/dev/null
@@ -398,13 +399,16 @@ e2e_holder lab-node-0
 t_ok $? "a pod on lab-node-0 that holds its drain"
 kubectl get nodes -w -o jsonpath='{.metadata.name}={.spec.unschedulable}{"\n"}' >watched 2>/dev/null &
 watch_pid=$!
-# (its first list read before the rollout starts; the three uncordoned in
-# it at the end, before it is stopped)
-seen3() { [ "$(grep -c '^lab-node-[012]=' watched)" -ge 3 ]; }
-all_back() {
-	awk -F= '$1 ~ /^lab-node-[012]$/ { s[$1] = $2 }
-		END { exit (s["lab-node-0"] s["lab-node-1"] s["lab-node-2"] != "") }' watched
+# states: each change the watch saw as the three nodes stand after it, as
+# a GET of them says ("lab-node-0=true lab-node-1= lab-node-2= ").  Its
+# first list is read before the rollout starts, and the three are seen
+# uncordoned at the end before it is stopped.
+states() {
+	awk -F= '$1 ~ /^lab-node-[012]$/ { s[$1] = $2
+		printf "lab-node-0=%s lab-node-1=%s lab-node-2=%s \n", s["lab-node-0"], s["lab-node-1"], s["lab-node-2"] }' watched
 }
+seen3() { [ "$(grep -c '^lab-node-[012]=' watched)" -ge 3 ]; }
+all_back() { [ "$(states | tail -n 1)" = "lab-node-0= lab-node-1= lab-node-2= " ]; }
 e2e_until 30 seen3
 t_ok $? "the watch has listed the three nodes"
 drv-rollout.sh -L $T_DRAIN -p 2 -u 2 -w 60 -t 300 -m "$PWD/lab.csv" 580.65.06 >roll.out 2>roll.err &
@@ -422,10 +426,7 @@ t_rc 0 "once the pod is let go, lab-node-0 too, and the rollout ends"
 e2e_until 30 all_back
 kill "$watch_pid"
 wait "$watch_pid" 2>/dev/null
-# (each change as the three nodes stand after it, as a GET of them says:
-# "lab-node-0=true lab-node-1= lab-node-2= ")
-awk -F= '$1 ~ /^lab-node-[012]$/ { s[$1] = $2
-	printf "lab-node-0=%s lab-node-1=%s lab-node-2=%s \n", s["lab-node-0"], s["lab-node-1"], s["lab-node-2"] }' watched >samples
+states >samples
 t_grep "the summary" roll.out "^done 3 failed 0 skipped 0 left 0$"
 t_run awk '$1 == "start" { print $3 }' roll.out
 t_out "lab-node-0 and lab-node-1 first, lab-node-2 in lab-node-1's slot" lab-node-0 lab-node-1 lab-node-2
