@@ -144,8 +144,9 @@ ASAN_TESTS = $(call slow_first,$(FILTER_TESTS) $(SAN_SCRIPTS))
 # (definite and indirect) run without it (t/lib.sh): VG_TESTS but t/0150,
 # which valgrind runs one case in three.
 LEAKS_ELSEWHERE = $(filter-out t/0150-stream-diff.t,$(VG_TESTS))
-LEAKS_CSV = $(subst $(eval) ,$(comma),$(strip $(LEAKS_ELSEWHERE)))
+empty =
 comma = ,
+LEAKS_CSV = $(subst $(empty) $(empty),$(comma),$(strip $(LEAKS_ELSEWHERE)))
 ASAN_ENV = GPUDRV_BIN=$(CURDIR)/.asan/bin GPUDRV_SANITIZED=1 GPUDRV_E2E=0 \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	GPUDRV_LEAKS_ELSEWHERE=$(LEAKS_CSV)
