@@ -51,7 +51,7 @@ static cJSON *
 read_pod(const char *path)
 {
 	struct got g = { NULL, 0, path == NULL || strcmp(path, "-") == 0 ? "<stdin>" : path };
-	struct doc_reader dr = { kinds, lists, "a Pod", NULL, 1, 0, whole, one, end, NULL, 0, NULL };
+	struct doc_reader dr = { kinds, lists, "a Pod", NULL, 1, 0, whole, one, end, NULL, 0, NULL, 0 };
 
 	dr.arg = &g;
 	if (doc_each(path, &dr) != EXIT_CLEAN || g.pod == NULL)

@@ -230,8 +230,13 @@ on_event(struct dstate *st, const cJSON *top, const char *type)
 	if (strcmp(type, "BOOKMARK") == 0)
 		return;
 	if (strcmp(type, "ERROR") == 0 || (k != NULL && strcmp(k, "Status") == 0)) {
-		warnf("%s: the watch reported an error: %s", st->name,
-		    j_str(obj, "message") ? qmsg(j_str(obj, "message")) : "no message");
+		long code = 0;
+		const char *reason = j_str(obj, "reason");
+
+		j_int(obj, "code", &code);
+		warnf("%s: the watch reported an error: %s (reason %s, code %ld)", st->name,
+		    j_str(obj, "message") ? qmsg(j_str(obj, "message")) : "no message",
+		    reason ? qstr(reason) : "none", code);
 		st->trouble = 1;
 		return;
 	}
@@ -317,7 +322,7 @@ on_doc(const struct scan *sc, const cJSON *top)
 		page_die(st, top, kind);
 		dr->end(1, dr->arg);
 		if (dr->listed != NULL)
-			dr->listed(kind, dr->arg);
+			dr->listed(kind, top, dr->arg);
 	}
 	st->given = 0;
 	st->fault[H_LIST][0] = st->fault[H_TYPED][0] = '\0';
@@ -370,7 +375,14 @@ doc_each(const char *path, const struct doc_reader *dr)
 			obj[no++] = top[nt - 1];
 	}
 	top[nt].key = obj[no].key = NULL;
-	reader_open(&r, path);
+	if (dr->empty_ok) {
+		if (!reader_try(&r, path)) {
+			reader_close(&r);
+			return EXIT_CLEAN;
+		}
+	} else {
+		reader_open(&r, path);
+	}
 	st.name = r.name;
 	if (r.json)
 		json_stream(&r, &sc);

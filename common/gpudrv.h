@@ -63,6 +63,9 @@ struct reader {
 	int json;         /* the format, as text_is_json tells it */
 };
 void reader_open(struct reader *r, const char *path); /* dies on error or empty input */
+/* reader_open, but 0 for an empty input (white space only), which a watch
+ * that saw no event gives; the reader is closed by the caller either way. */
+int reader_try(struct reader *r, const char *path);
 size_t reader_next(struct reader *r); /* the next chunk into buf; 0 at the end */
 void reader_close(struct reader *r);
 
@@ -196,8 +199,12 @@ struct doc_reader {
 	void *arg;
 	int watch;                /* watch events are read (an ERROR: a warning, status 2) */
 	/* Or NULL: after end, for each list read whole, its kind ("List" or one of
-	 * lists), so that a command can tell which lists it was given. */
-	void (*listed)(const char *kind, void *arg);
+	 * lists) and its top level (what keys keeps of its metadata, with the
+	 * paging members), so that a command can tell which lists it was given. */
+	void (*listed)(const char *kind, const cJSON *list, void *arg);
+	/* An empty input (white space only) is no document, not an error: a
+	 * watch from a resourceVersion that saw no event answers nothing. */
+	int empty_ok;
 };
 /* 0, or 2 if a watch reported an error (watch only); dies, naming
  * file:line:col, on bad input.  A caller never drops it. */
@@ -454,7 +461,7 @@ void cluster_free(struct cluster *cl); /* all cluster_read kept */
 /* Pods alone, a line each onto out: "node namespace/name phase ready restarts"
  * ("-": not set), a document's lines once it is whole (pdb-check -p).  0, or
  * 2 if the reader said why; dies on bad input and on input with no list. */
-int pods_print(const char *path, FILE *out);
+int pods_print(const char *path, FILE *out, int watch);
 
 struct policy;
 /* remove.c: which pods of a node an upgrade removes, and how (its upgradePolicy). */

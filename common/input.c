@@ -112,6 +112,13 @@ first_byte(const struct reader *r)
 void
 reader_open(struct reader *r, const char *path)
 {
+	if (!reader_try(r, path))
+		die("%s: empty input: expected kubectl JSON or YAML", r->name);
+}
+
+int
+reader_try(struct reader *r, const char *path)
+{
 	memset(r, 0, sizeof *r);
 	if (path == NULL || strcmp(path, "-") == 0) {
 		r->fd = 0;
@@ -129,7 +136,10 @@ reader_open(struct reader *r, const char *path)
 			r->buf = xrealloc(r->buf, r->cap *= 2);
 		r->len += read_some(r, r->buf + r->len, r->cap - r->len);
 	}
+	if (first_byte(r) == r->len)
+		return 0;
 	r->json = text_is_json(r->buf, r->len, r->name);
+	return 1;
 }
 
 /* The next chunk into buf, replacing what it held; 0 at the end. */

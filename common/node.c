@@ -425,7 +425,7 @@ nodes_read(const char *path, const struct node_reader *nr)
 	struct doc_reader dr = { node_kinds, node_lists, "a Node nor a list of Nodes", NULL,
 		1, nr->many, nr->want_facts ? (nr->all_labels ? keys_facts_all : keys_facts) :
 		nr->all_labels ? keys_all : nr->want_spec ? keys : nospec, node_item, node_end,
-		NULL, nr->watch, NULL };
+		NULL, nr->watch, NULL, 0 };
 
 	dr.arg = (void *)nr;
 	return doc_each(path, &dr);

@@ -402,10 +402,11 @@ on_end(int ok, void *arg)
 }
 
 static void
-on_listed(const char *kind, void *arg)
+on_listed(const char *kind, const cJSON *list, void *arg)
 {
 	struct cluster *cl = arg;
 
+	(void)list;
 	if (strcmp(kind, "List") == 0)
 		cl->lists++;
 	else if (strcmp(kind, "PodDisruptionBudgetList") == 0)
@@ -444,7 +445,7 @@ cluster_read(struct cluster *cl, const char *path, const char *node, int policy)
 	 * then of the pods (of the node: the drain evicts no other). */
 	struct doc_reader dr = { kinds, lists, "a List of PodDisruptionBudgets and Pods",
 		"; use kubectl get pdb,pods -A -o json", 0, 1, item_keys, on_item, on_end, NULL,
-		0, on_listed };
+		0, on_listed, 0 };
 
 	memset(cl, 0, sizeof *cl);
 	cl->node = node;
@@ -512,9 +513,14 @@ cluster_free(struct cluster *cl)
  * Pods alone (pdb-check -p): kubectl get pods -o json, or GET of a PodList,
  * each pod as a line: its node, namespace/name, phase, Ready condition and
  * restarts, "-" for what is not set.  The scripts read pods only so, never
- * through a jsonpath of their own.
+ * through a jsonpath of their own.  With watch (-w), a watch of pods too,
+ * each line led by what it is and a resourceVersion: "ITEM RV" (a list's
+ * item, its own), then "LIST RV" alone once the list is whole (the list's,
+ * where a watch of what follows starts); "ADDED RV" ("MODIFIED", "DELETED")
+ * for an event, as each comes.
  */
-static const struct kspec row_meta[] = { { "name", NULL }, { "namespace", NULL }, { NULL, NULL } };
+static const struct kspec row_meta[] = { { "name", NULL }, { "namespace", NULL },
+	{ "resourceVersion", NULL }, { NULL, NULL } };
 static const struct kspec row_spec[] = { { "nodeName", NULL }, { NULL, NULL } };
 static const struct kspec row_status[] = { { "phase", NULL }, { "conditions", NULL },
 	{ "containerStatuses", NULL }, { NULL, NULL } };
@@ -530,6 +536,7 @@ struct rows {
 	size_t len;
 	FILE *held;
 	int listed;       /* a list read whole: List or PodList */
+	int watch;        /* -w: each line led by its event and resourceVersion */
 };
 
 /* A word of the API's own (a phase, a condition's status): letters only. */
@@ -541,6 +548,21 @@ word_of(const char *s, const char *path, const char *where)
 	if (strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz") != strlen(s))
 		die("%s: %s %s is not a word of the API's (letters only)", where, path, qstr(s));
 	return s;
+}
+
+/* A resourceVersion, to go into a watch's query as it is: "-" if not set. */
+static const char *
+rv_of(const cJSON *meta, const char *where)
+{
+	const char *rv = str_if_present(meta, "resourceVersion", "metadata.resourceVersion", where);
+
+	if (rv == NULL || *rv == '\0')
+		return "-";
+	if (strspn(rv, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._~-") !=
+	    strlen(rv) || strlen(rv) > 64)
+		die("%s: metadata.resourceVersion %s is not one a watch can start from (letters, "
+		    "digits and ._~- only, 64 at most)", where, qstr(rv));
+	return rv;
 }
 
 static void
@@ -585,6 +607,9 @@ row_item(const struct item *it, void *arg)
 			    buf, n);
 		restarts += n;
 	}
+	if (r->watch)
+		fprintf(r->held, "%s %s ", it->event != NULL ? it->event : "ITEM",
+		    rv_of(j_get(it->obj, "metadata"), buf));
 	fprintf(r->held, "%s %s/%s %s %s %lld\n", node != NULL && *node != '\0' ? node : "-", ns,
 	    name, word_of(str_if_present(st, "phase", "status.phase", buf), "status.phase", buf),
 	    word_of(ready, "status.conditions[Ready].status", buf), restarts);
@@ -600,39 +625,53 @@ row_end(int ok, void *arg)
 		die("cannot hold the pods' lines:");
 	if (ok && r->len > 0 && fwrite(r->buf, 1, r->len, r->out) != r->len)
 		die("cannot write the pods' lines:");
+	/* a watch's reader acts on each event as it comes */
+	if (r->watch && fflush(r->out) != 0)
+		die("cannot write the pods' lines:");
 	rewind(r->held);
 	r->len = 0;
 }
 
 static void
-row_listed(const char *kind, void *arg)
+row_listed(const char *kind, const cJSON *list, void *arg)
 {
-	((struct rows *)arg)->listed = 1;
-	(void)kind;
+	struct rows *r = arg;
+	char where[300];
+
+	r->listed = 1;
+	if (!r->watch)
+		return;
+	snprintf(where, sizeof where, "%s: the %s", r->name, kind);
+	if (fprintf(r->out, "LIST %s\n", rv_of(j_get(list, "metadata"), where)) < 0 ||
+	    fflush(r->out) != 0)
+		die("cannot write the pods' lines:");
 }
 
 int
-pods_print(const char *path, FILE *out)
+pods_print(const char *path, FILE *out, int watch)
 {
 	struct rows r;
 	struct doc_reader dr = { row_kinds, row_lists, "a List of Pods",
-		"; use kubectl get pods -o json", 0, 1, row_keys, row_item, row_end, NULL, 0,
-		row_listed };
+		"; use kubectl get pods -o json", 0, 1, row_keys, row_item, row_end, NULL, watch,
+		row_listed, 0 };
 	int rc;
 
 	memset(&r, 0, sizeof r);
 	r.name = path == NULL || strcmp(path, "-") == 0 ? "<stdin>" : path;
 	r.out = out;
+	r.watch = watch;
 	if ((r.held = open_memstream(&r.buf, &r.len)) == NULL)
 		die("cannot hold the pods' lines:");
 	dr.arg = &r;
+	dr.empty_ok = watch;
 	rc = doc_each(path, &dr);
 	fclose(r.held);
 	free(r.buf);
 	if (rc != EXIT_CLEAN)
 		return EXIT_TROUBLE; /* the reader said why */
-	/* an answer with no list (an empty body, a lone Pod) is not "no pod" */
-	if (!r.listed)
+	/* an answer with no list (an empty body, a lone Pod) is not "no pod";
+	 * a watch may give no event at all */
+	if (!r.listed && !watch)
 		die("no PodList in %s: the pods were not read", r.name);
 	return EXIT_CLEAN;
 }

@@ -220,7 +220,7 @@ targets_load(const char *path, int any)
 {
 	struct targets *t = xmalloc(sizeof *t);
 	struct doc_reader dr = { kinds, lists, "a ClusterPolicy, an NVIDIADriver nor a list of them",
-		NULL, 1, 1, keys, one, end, NULL, 0, NULL };
+		NULL, 1, 1, keys, one, end, NULL, 0, NULL, 0 };
 	size_t i, ndefault = 0;
 
 	memset(t, 0, sizeof *t);

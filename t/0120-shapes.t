@@ -82,7 +82,7 @@ t_rc 2 "-w: an ERROR event"
 t_out "the other events still have their lines" \
 	"ADDED gpu-a 535-6.8.0-45-generic-ubuntu22.04" "ADDED gpu-b 535-6.8.0-49-generic-ubuntu22.04"
 t_err "and the error is said" \
-	'labels2tag: error.json: the watch reported an error: "too old resource version: 1 (2)"'
+	'labels2tag: error.json: the watch reported an error: "too old resource version: 1 (2)" (reason "Expired", code 410)'
 sed 's/"name": "gpu-a"/"name": "Gpu_A"/' a.json >badname.json
 { event ADDED badname.json; } >badev.json
 t_run labels2tag -w -u badev.json

@@ -121,9 +121,71 @@ t_run pdb-check -p n.json
 t_rc 2 "a pod without a namespace"
 t_grep "names the item and the field" err '^pdb-check: n\.json: item 0 (Pod): metadata\.namespace '
 
+# -w: a list, then a watch of what follows it, a line each as it comes,
+# led by what it is and a resourceVersion (drv-upgrade.sh's wait for the
+# evicted pods).
+ev() { # ev TYPE RV POD-JSON: a watch event of the API server's, the pod's resourceVersion RV
+	printf '{"type":"%s","object":%s}\n' "$1" "$(printf '%s' "$3" | sed "s/^{\"metadata\":{/{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"$2\",/")"
+}
+P1=$(t_gpu_pod gpu-node-1 team-a/trainer-0 Running True 0)
+P2=$(t_gpu_pod gpu-node-1 team-a/trainer-1 Running True 0)
+t_gpu_pods "$P1" "$P2" | sed 's/"uid":/"resourceVersion":"11","uid":/g' >w-list.json
+{ ev MODIFIED 15 "$P1"; ev DELETED 16 "$P1"; ev ADDED 17 "$P2"; } >w-events.json
+t_run pdb-check -p -w w-list.json
+t_rc 0 "-w: a PodList"
+t_out "each item led by ITEM and its resourceVersion, then the list's" \
+	"ITEM 11 gpu-node-1 team-a/trainer-0 Running True 0" \
+	"ITEM 11 gpu-node-1 team-a/trainer-1 Running True 0" \
+	"LIST 12"
+t_run pdb-check -p -w w-events.json
+t_rc 0 "-w: watch events"
+t_out "each event led by its type and the pod's resourceVersion" \
+	"MODIFIED 15 gpu-node-1 team-a/trainer-0 Running True 0" \
+	"DELETED 16 gpu-node-1 team-a/trainer-0 Running True 0" \
+	"ADDED 17 gpu-node-1 team-a/trainer-1 Running True 0"
+t_err "nothing on stderr"
+: >none.json
+t_run pdb-check -p -w none.json
+t_rc 0 "-w: a watch that gave no event"
+t_out "prints nothing"
+# A watch's answer reaches the reader as it comes: each line is out before
+# the next event is written (a pipe, not a file).
+mkfifo ev.fifo back.fifo
+{
+	ev MODIFIED 15 "$P1"
+	# (the line of the first event read before the second is sent)
+	read -r first <back.fifo
+	echo "$first" >first.line
+	ev DELETED 16 "$P1"
+} >ev.fifo &
+timeout 20 pdb-check -p -w <ev.fifo | { read -r l; echo "$l" >back.fifo; cat; } >w.rest
+wait
+t_is "the first event's line is out before the second event comes" "$(cat first.line)" \
+	"MODIFIED 15 gpu-node-1 team-a/trainer-0 Running True 0"
+t_is "then the second's" "$(cat w.rest)" "DELETED 16 gpu-node-1 team-a/trainer-0 Running True 0"
+{ ev MODIFIED 15 "$P1"; printf '%s\n' '{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old resource version: 12 (40)","reason":"Expired","code":410}}'; } >w-410.json
+t_run pdb-check -p -w w-410.json
+t_rc 2 "-w: an ERROR event (410 Expired)"
+t_out "the events before it are printed" "MODIFIED 15 gpu-node-1 team-a/trainer-0 Running True 0"
+t_err "the error, with its reason and code" \
+	'pdb-check: w-410.json: the watch reported an error: "too old resource version: 12 (40)" (reason "Expired", code 410)'
+t_run pdb-check -p w-events.json
+t_rc 2 "without -w, watch events are not a list"
+t_grep "says so" err '^pdb-check: w-events\.json: a watch event (MODIFIED), not a List of Pods'
+sed 's/"resourceVersion":"16"/"resourceVersion":"16\&watch=1"/' w-events.json >w-badrv.json
+t_run pdb-check -p -w w-badrv.json
+t_rc 2 "-w: a resourceVersion a watch's query could not take"
+t_err "is refused, named" \
+	'pdb-check: w-badrv.json: item 0: Pod team-a/trainer-0: metadata.resourceVersion "16&watch=1" is not one a watch can start from (letters, digits and ._~- only, 64 at most)'
+t_out "the events before it are printed" "MODIFIED 15 gpu-node-1 team-a/trainer-0 Running True 0"
+t_run pdb-check -w w-events.json
+t_rc 2 "-w without -p"
+t_err "is a usage error" "pdb-check: -w reads a watch of pods: it goes with -p" \
+	"usage: pdb-check [-s] [-y policies] node [file] | -a [-s] [-y policies] [file] | -p [-w] [file]"
+
 t_run pdb-check -p -a pods.json
 t_rc 2 "-p with -a"
-t_err "is a usage error" "usage: pdb-check [-s] [-y policies] node [file] | -a [-s] [-y policies] [file] | -p [file]"
+t_err "is a usage error" "usage: pdb-check [-s] [-y policies] node [file] | -a [-s] [-y policies] [file] | -p [-w] [file]"
 t_run pdb-check -p pods.json pods.json
 t_rc 2 "-p with two files"
 t_done
