@@ -52,7 +52,7 @@ fresh() {
 	echo 535.183.06 >fake/driver
 	echo "${1:-}" >fake/unsched
 	: >fake/events
-	rm -f kubectl.log jobs.calls pdb.calls
+	rm -f kubectl.log jobs.calls pdb.calls fake/jobs.watches
 }
 # states: the state labels written, in order, by a write of the node
 # (a merge patch) or a label (the failure path's).
@@ -219,31 +219,41 @@ t_rc 0 "skip=false: only true skips, as for the operator"
 t_grep "upgraded" out "^$OUT_DONE\$"
 
 # 4. -j: after the cordon, wait-for-jobs-required until the pods it selects
-# end.  Two still run (Running, Pending; one Succeeded already), then all
-# have ended (Succeeded, Failed): one look before the cordon, two after.
+# end.  Two still run (Running, Pending; one Succeeded already), then both
+# end (Succeeded, Failed: they leave the list the API filters, so its
+# watch says DELETED): one look before the cordon, one after, then a watch
+# from that list's resourceVersion until both have gone.
+# jev TYPE RV NS/NAME: a watch event of a -j pod.
+jev() {
+	printf '{"type":"%s","object":{"kind":"Pod","apiVersion":"v1","metadata":{"name":"%s","namespace":"%s","resourceVersion":"%s","labels":{"job":"train"}},"spec":{"nodeName":"lab-node-1"},"status":{"phase":"Succeeded"}}}\n' \
+		"$1" "${3#*/}" "${3%/*}" "$2"
+}
+{ jev MODIFIED 42 gpu-drv/train-a; jev DELETED 42 gpu-drv/train-a; jev DELETED 43 ml/train-b; } >jobs-end.events
 fresh
-FAKE_JOBS="jobs-running.json jobs-running.json jobs-done.json" t_run up -j job=train -J 60 lab-node-1 550.90.07
+FAKE_JOBS_EVENTS=$PWD/jobs-end.events FAKE_JOBS="jobs-running.json" t_run up -j job=train -J 60 lab-node-1 550.90.07
 t_rc 0 "-j job=train: the jobs end within -J 60"
 t_out "prints the audit and the result" "audit: OK" "$OUT_DONE"
 {
 	before_drain
 	set_to wait-for-jobs-required
 	e "waiting for 2 pod(s) matching 'job=train' to end, at most 60s (waitForCompletion.timeoutSeconds): gpu-drv/train-a ml/train-b"
-	e "the pods matching 'job=train' have ended, after 2s"
+	e "the pods matching 'job=train' have ended, after 1s"
 	set_to drain-required
 	drain
 	set_to upgrade-done
 } >err.expected
-t_cmp_waited "names the pods it waits for, and says when they have ended" 2 3
+t_cmp_waited "names the pods it waits for, and says when they have ended" 1 2
+t_run cat fake/jobs.watches
+t_out "one watch of them, from the list's resourceVersion" 41
 t_states "wait-for-jobs-required is written with the cordon, then drain-required" \
 	wait-for-jobs-required drain-required validation-required upgrade-done
 t_is "the cordon is written with wait-for-jobs-required" "$(writes "\"$S\":\"wait-for-jobs-required\"},\"annotations\":{\"gpudrv/cordoned\":\"true\",\"nvidia.com/gpu-driver-upgrade.node-initial-state.unschedulable\":null}},\"spec\":{\"unschedulable\":true}}")" 1
-t_is "lists the node's pods by the selector, three times" \
-	"$(calls 'get --raw /api/v1/pods?labelSelector=job%3Dtrain&fieldSelector=spec.nodeName%3Dlab-node-1%2Cstatus.phase%21%3DSucceeded%2Cstatus.phase%21%3DFailed%2Cstatus.phase%21%3DUnknown$')" 3
+t_is "lists the node's pods by the selector twice" \
+	"$(calls 'get --raw /api/v1/pods?labelSelector=job%3Dtrain&fieldSelector=spec.nodeName%3Dlab-node-1%2Cstatus.phase%21%3DSucceeded%2Cstatus.phase%21%3DFailed%2Cstatus.phase%21%3DUnknown$')" 2
 t_run sed -n -e "s|^--request-timeout=[0-9]*s patch node lab-node-1 .*\"$S\":\"\([^\"]*\)\".*|\1|p" \
 	-e 's#^--request-timeout=[0-9]*s \(drain\|get --raw /api/v1/pods?labelSelector=\).*#\1#p' kubectl.log
 L="get --raw /api/v1/pods?labelSelector="
-t_out "in order: a look, the cordon with its state, two looks, then the drain" \
+t_out "in order: a look, the cordon with its state, a look and the watch, then the drain" \
 	"$L" wait-for-jobs-required "$L" "$L" drain-required drain validation-required upgrade-done
 
 # The pods are judged again after the wait: a pod without a controller
@@ -310,14 +320,13 @@ t_out "prints the audit and the result" "audit: OK" "$OUT_DONE"
 } >err.expected
 t_cmp_waited "says the pods still run after -J, and that the drain evicts them" 3 4
 # Not more: the run's own count of the wait (above, from the clock it
-# naps by), and its looks at the pods: one before the cordon, then at 0, 2
-# and 3 s of the wait (fewer when a nap ran long), whatever else the run
-# took on a loaded machine.
+# naps by), and its requests for the pods: a look before the cordon, one
+# after it, and one watch of 3 s at most, whatever else the run took on a
+# loaded machine.
 [ "$took" -ge 3 ]
 t_ok $? "waited -J's 3 seconds (${took}s for the whole run)"
-looks=$(grep -c 'labelSelector=job%3Dtrain&' kubectl.log)
-[ "$looks" -ge 3 ] && [ "$looks" -le 4 ]
-t_ok $? "looked at the pods 3 or 4 times, not more ($looks)"
+t_is "looked at the pods twice, and watched them once" \
+	"$(grep -c 'labelSelector=job%3Dtrain&.*Unknown$' kubectl.log) $(grep -c 'labelSelector=job%3Dtrain&.*&resourceVersion=41&watch=1&timeoutSeconds=3$' kubectl.log)" "2 1"
 
 # -J 0 (the default) waits as long as the run lasts: the deadline ends it
 # through the failure path (the node uncordoned, upgrade-failed, exit 2).

@@ -47,6 +47,78 @@ t_out "the operator's states" pod-deletion-required validation-required upgrade-
 t_run cut -d' ' -f1-2 fake/events
 t_out "an Event a state" "Normal GPUDriverUpgrade" "Normal GPUDriverUpgrade" "Normal GPUDriverUpgrade"
 
+# 1b. The evicted pod still on the node when it is first looked for: it
+# is watched from that list's resourceVersion until its DELETED comes.
+LP=$(t_gpu_pod lab-node-1 "$TR" Running True 0)
+DP=$(t_gpu_pod lab-node-1 gpu-operator/nvidia-driver-daemonset-lab1 Running True 0)
+t_gpu_pods "$DP" "$LP" | sed 's/"resourceVersion":"12"/"resourceVersion":"40"/' >left.json
+# ev TYPE RV POD: a watch event of the pod, at resourceVersion RV.
+ev() { printf '{"type":"%s","object":%s}\n' "$1" "$(printf '%s' "$3" | sed "s/^{\"metadata\":{/{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"$2\",/")"; }
+{ ev MODIFIED 44 "$DP"; ev MODIFIED 46 "$LP"; ev DELETED 47 "$LP"; } >left.events
+ev MODIFIED 45 "$LP" >left.first
+FAKE_LEFT=$PWD/left.json FAKE_LEFT_EVENTS=$PWD/left.events FAKE_LEFT_FIRST=$PWD/left.first
+export FAKE_LEFT FAKE_LEFT_EVENTS FAKE_LEFT_FIRST
+left_fresh() {
+	fresh
+	rm -f fake/evicted fake/gone fake/pods.watches left.calls pods.watch.calls
+}
+# lists: the lists of the node's pods made after the eviction.
+lists() { cat left.calls 2>/dev/null || echo 0; }
+left_fresh
+t_run up
+t_rc 0 "the evicted pod still there at the first look"
+t_grep "is waited for until it is gone" err "^    1 pod(s) evicted and gone, after [0-9]*s$"
+t_run cat fake/pods.watches
+t_out "one watch, from the list's resourceVersion" 40
+t_is "one list after the eviction" "$(lists)" 1
+t_run states
+t_out "the same states" pod-deletion-required validation-required upgrade-done
+left_fresh
+FAKE_PODS_WATCH=end t_run up
+t_rc 0 "a watch that ends before the pod is gone"
+t_grep "the pod seen gone" err "^    1 pod(s) evicted and gone, after [0-9]*s$"
+t_is "with no list again" "$(lists)" 1
+t_run cat fake/pods.watches
+t_out "resumed from the last resourceVersion it gave" 40 45
+left_fresh
+FAKE_PODS_WATCH=410 t_run up
+t_rc 0 "a resourceVersion the API finds too old (410 Expired)"
+t_grep "the pod seen gone" err "^    1 pod(s) evicted and gone, after [0-9]*s$"
+t_is "and says nothing of it: a 410 is the API's way" "$(grep -c 'warning' err)" 0
+t_is "lists again, and watches from there" "$(lists)" 2
+t_run cat fake/pods.watches
+t_out "two watches" 40 40
+left_fresh
+FAKE_PODS_WATCH=forbidden FAKE_LEFT_LISTS=3 t_run up
+t_rc 0 "a Role without watch on pods"
+t_grep "is said" err "^drv-upgrade.sh: lab-node-1: warning: the API refuses to watch the node's pods: Error from server (Forbidden): .*; listing them every 2 s instead (add watch to the pods rule of the Role: deploy/20-upgrader.yaml)$"
+t_is "then the pods are listed until they are gone" "$(lists)" 3
+t_run cat fake/pods.watches
+t_out "one watch tried" 40
+left_fresh
+cp_policy '{"podDeletion":{"timeoutSeconds":3}}'
+FAKE_PODS_WATCH=none t_run up
+t_rc 1 "an evicted pod that stays past podDeletion.timeoutSeconds"
+t_grep "says which, and how long" err "^drv-upgrade.sh: lab-node-1: the pod deletion failed: evicted, but still on the node after [34]s (podDeletion.timeoutSeconds 3): $TR $"
+t_run t_fake_state
+t_out "the node back in service, upgrade-failed" "unschedulable= state=upgrade-failed"
+# A signal while the watch waits: stopped at once, the node back in
+# service, nothing of the watch (kubectl, its reader) left running.
+left_fresh
+rm -f kubectl.pids
+FAKE_PODS_WATCH=none t_bg drv-upgrade.sh -L -N -m "$M" lab-node-1 550.90.07
+watching() { [ -s fake/pods.watches ]; }
+t_until 20 watching
+t_ok $? "the evicted pod watched"
+sleep 1
+kill -TERM "$t_pid"
+t_wait 10
+t_rc 2 "TERM while the evicted pod is watched"
+t_grep "says so" err "^drv-upgrade.sh: lab-node-1: interrupted by SIGTERM$"
+t_grep "and where the node stands" err "^drv-upgrade.sh: lab-node-1: driver unchanged; the node is schedulable again (uncordoned); $S=upgrade-failed$"
+t_none_alive "neither the watch's kubectl nor its reader is left" kubectl.pids
+unset FAKE_LEFT FAKE_LEFT_EVENTS FAKE_LEFT_FIRST
+
 # 2. A budget refuses the eviction past podDeletion.timeoutSeconds: the
 # upgrade fails, the node back in service; with drain.enable, the drain.
 fresh

@@ -84,8 +84,35 @@ ns delete deployment gpu-e --wait=true >/dev/null
 e2e_until 60 sh -c '! kubectl -n gpu-drv get pods -l app=gpu-e -o name | grep -q .'
 cpu_uid=$(uid_of cpu-b)
 gpu_uid=$(uid_of gpu-a)
-t_run drv-upgrade.sh -L -N -m "$M" lab-node-1 550.90.07
+# The GPU pod held by a finalizer for 4 s after its eviction: the wait for
+# it is one list of the node's pods and one watch from there, which sees it
+# go (every kubectl call logged).
+gpu_pod=pod/$(ns get pods -l app=gpu-a -o jsonpath='{.items[0].metadata.name}')
+ns patch "$gpu_pod" --type=merge -p '{"metadata":{"finalizers":["gpudrv.test/hold"]}}' >/dev/null
+cat >logged-kubectl <<'STUB'
+#!/bin/sh
+printf '%s\n' "$*" >>"${0%/*}/kubectl.calls"
+exec kubectl "$@"
+STUB
+chmod +x logged-kubectl
+: >kubectl.calls
+KUBECTL=$PWD/logged-kubectl drv-upgrade.sh -L -N -m "$M" lab-node-1 550.90.07 >out 2>err &
+up_pid=$!
+# shellcheck disable=SC2016 # expanded by the inner sh
+e2e_until 60 sh -c '[ -n "$(kubectl -n gpu-drv get "$1" -o jsonpath="{.metadata.deletionTimestamp}")" ]' - "$gpu_pod"
+t_ok $? "the GPU pod evicted, held by its finalizer"
+sleep 4
+ns patch "$gpu_pod" --type=json -p '[{"op":"remove","path":"/metadata/finalizers"}]' >/dev/null
+rc=0
+wait "$up_pid" || rc=$?
 t_rc 0 "defaults, the GPU pod and the other"
+gone=$(sed -n 's/^    1 pod(s) evicted and gone, after \([0-9]*\)s$/\1/p' err)
+[ -n "$gone" ] && [ "$gone" -ge 4 ]
+t_ok $? "waited for the held pod until it was gone (${gone:-no}s)"
+t_is "by one watch of the node's pods, from a list's resourceVersion" \
+	"$(grep -c '^--request-timeout=[0-9]*s get --raw /api/v1/pods?fieldSelector=spec.nodeName%3Dlab-node-1&resourceVersion=[0-9][0-9]*&watch=1&timeoutSeconds=' kubectl.calls)" 1
+t_is "and no look at the node's pods while it waited" \
+	"$(grep -c '^--request-timeout=[0-9]*s get --raw /api/v1/pods?fieldSelector=spec.nodeName%3Dlab-node-1$' kubectl.calls)" 3
 t_out "upgraded" "lab-node-1 upgrade-done 550.90.07 550-5.15.0-107-generic-ubuntu22.04"
 t_grep "the pod deletion, of one pod" err "^drv-upgrade.sh: lab-node-1: the budgets leave room: the pod deletion removes the 1 pod(s) that hold a GPU$"
 t_grep "evicts the GPU pod" err "^    evicting pod gpu-drv/gpu-a-"
@@ -194,9 +221,13 @@ t_grep "says so" err "^drv-upgrade.sh: lab-node-1: the API's answer to the healt
 t_grep "deletes the gate's pods on the node" err "^drv-upgrade.sh: lab-node-1: the health gate's pods on the node in gpudrv deleted$"
 e2e_until 30 sh -c "[ \$(kubectl -n gpudrv get pods -l gpudrv/gate=lab-node-1 -o name | wc -l) = 0 ]"
 t_ok $? "so none is left"
-t_run drv-upgrade.sh -L -N -m "$M" -V gate-pass.yaml -G 60 lab-node-1 550.90.07
+: >kubectl.calls
+t_run env KUBECTL="$PWD/logged-kubectl" drv-upgrade.sh -L -N -m "$M" -V gate-pass.yaml -G 60 lab-node-1 550.90.07
 t_rc 0 "the gate passes: the resumed upgrade ends"
 t_grep "says so" err "^drv-upgrade.sh: lab-node-1: health gate passed after [0-9]*s (exit 0)$"
+gate_q='get --raw /api/v1/namespaces/gpudrv/pods'
+t_is "the gate's pod watched, then read once, when it had ended" \
+	"$(grep -c "^--request-timeout=[0-9]*s $gate_q?fieldSelector=metadata.name%3Dgpudrv-gate-lab-node-1-[a-z0-9]*&watch=1&" kubectl.calls) $(grep -c "^--request-timeout=[0-9]*s $gate_q/gpudrv-gate-lab-node-1-[a-z0-9]*$" kubectl.calls)" "1 1"
 t_is "the cordon this tool set is undone now" "$(state1)" " upgrade-done"
 t_is "its record with it" "$(kubectl get node lab-node-1 -o 'jsonpath={.metadata.annotations.gpudrv/cordoned}')" ""
 e2e_until 30 sh -c "[ \$(kubectl -n gpudrv get pods -l gpudrv/gate=lab-node-1 -o name | wc -l) = 0 ]"

@@ -73,6 +73,15 @@ now() {
 	read -r now _ </proc/uptime
 	now=${now%.*}
 }
+# hold SECONDS: a watch held open, by the clock drv-upgrade.sh reads.
+hold() {
+	now
+	end=$((now + $1))
+	while [ "$now" -lt "$end" ]; do
+		sleep 0.2
+		now
+	done
+}
 # count NAME: the calls counted in ./NAME, this one too, in $k.
 count() {
 	k=0
@@ -164,7 +173,56 @@ case $* in
 	429) echo "Error from server (TooManyRequests): Cannot evict pod as it would violate the pod's disruption budget." >&2 && exit 1 ;;
 	500) echo 'Error from server (InternalError): This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.' >&2 && exit 1 ;;
 	esac
+	: >"$F/fake/evicted"
 	echo '{"kind":"Status","apiVersion":"v1","status":"Success","code":201}'
+	;;
+"get --raw /api/v1/pods?fieldSelector=spec.nodeName%3D$n&resourceVersion="*"&watch=1&timeoutSeconds="*)
+	# The node's pods watched from a resourceVersion (each asked for, a
+	# line of ./fake/pods.watches): the events of the file FAKE_LEFT_EVENTS
+	# a second after it starts, which take the pods of FAKE_LEFT away
+	# (./fake/gone), then nothing until timeoutSeconds.  FAKE_PODS_WATCH:
+	# "410", the first watch answers an ERROR event (Expired); "end", the
+	# first gives the events of FAKE_LEFT_FIRST and ends; "forbidden", RBAC
+	# refuses every one; "none", no event ever.
+	t=${*##*timeoutSeconds=}
+	rv=${*##*resourceVersion=}
+	echo "${rv%%&*}" >>"$F/fake/pods.watches"
+	count pods.watch.calls
+	case ${FAKE_PODS_WATCH:-}:$k in
+	forbidden:*)
+		echo 'Error from server (Forbidden): pods is forbidden: User "system:serviceaccount:gpudrv:upgrader" cannot watch resource "pods" in API group "" at the cluster scope' >&2
+		exit 1
+		;;
+	410:1)
+		echo '{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old resource version: 40 (52)","reason":"Expired","code":410}}'
+		exit 0
+		;;
+	end:1)
+		sleep 1
+		cat "$FAKE_LEFT_FIRST"
+		exit 0
+		;;
+	none:*) ;;
+	*)
+		sleep 1
+		cat "$FAKE_LEFT_EVENTS"
+		: >"$F/fake/gone"
+		;;
+	esac
+	hold "$t"
+	;;
+"get --raw /api/v1/pods?labelSelector="*"&resourceVersion="*"&watch=1&timeoutSeconds="*)
+	# -j's pods watched from a resourceVersion (each asked for, a line of
+	# ./fake/jobs.watches): the events of the file FAKE_JOBS_EVENTS a
+	# second after it starts (unset: none), then nothing until
+	# timeoutSeconds.
+	rv=${*##*resourceVersion=}
+	echo "${rv%%&*}" >>"$F/fake/jobs.watches"
+	if [ -n "${FAKE_JOBS_EVENTS:-}" ]; then
+		sleep 1
+		cat "$FAKE_JOBS_EVENTS"
+	fi
+	hold "${*##*timeoutSeconds=}"
 	;;
 "get --raw /api/v1/pods?labelSelector="*"&fieldSelector=spec.nodeName%3D$n%2Cstatus.phase%21%3DSucceeded%2Cstatus.phase%21%3DFailed%2Cstatus.phase%21%3DUnknown")
 	# -j's query: FAKE_JOBS names the files in $FAKE_DATA/upgrade it
@@ -185,7 +243,17 @@ case $* in
 	cat "$FAKE_DATA/upgrade/$f"
 	;;
 "get --raw /api/v1/pods?labelSelector="*) printf '{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[]}\n' ;; # no pod -j selects
-"get --raw /api/v1/pods?fieldSelector=spec.nodeName%3D$n") printf '{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[]}\n' ;;
+"get --raw /api/v1/pods?fieldSelector=spec.nodeName%3D$n")
+	# FAKE_LEFT: the node's pods (a PodList) once a pod was evicted, until
+	# a watch has seen them go or FAKE_LEFT_LISTS lists were made after the
+	# eviction (the pods then gone); else none.
+	if [ -n "${FAKE_LEFT:-}" ] && [ -e "$F/fake/evicted" ] && ! [ -e "$F/fake/gone" ]; then
+		count left.calls
+		if [ "$k" -lt "${FAKE_LEFT_LISTS:-1000}" ]; then cat "$FAKE_LEFT" && exit 0; fi
+		: >"$F/fake/gone"
+	fi
+	printf '{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"60"},"items":[]}\n'
+	;;
 "label node $n --overwrite $S="*) echo "${5#*=}" >"$F/fake/state" && echo "node/$n labeled" ;;
 "label node $n $S-") : >"$F/fake/state" && echo "node/$n unlabeled" ;;
 "patch node $n --type=merge --field-manager=gpudrv -p "*" -o json")

@@ -79,6 +79,81 @@ kc_stop() {
 	wait_bg || gpudrv_st=$?
 	gpudrv_judge "$gpudrv_st" "$@"
 }
+# watch_until PATH SECONDS FILTER LINE: the watch GET PATH (its query asks
+# watch=1), at most SECONDS (and 3/4 of the request timeout), through the
+# fifo $tmp/watch: its events read as they come by the function FILTER (on
+# its standard input; its status into $tmp/watch.rc, its words into
+# $tmp/watch.err), each line FILTER prints given to the function LINE (in a
+# subshell; what it prints into $tmp/watch.rec), until LINE returns 0:
+# then kubectl is stopped.  Status 0: LINE returned 0; 1: the watch ended
+# without; 2: it failed, $tmp/err says why (kubectl's words first, else
+# FILTER's: an answer that is no watch of the kind, an ERROR event).
+watch_until() {
+	wu_s=$2
+	[ "$wu_s" -le $((gpudrv_rt * 3 / 4)) ] || wu_s=$((gpudrv_rt * 3 / 4))
+	[ "$wu_s" -ge 1 ] || wu_s=1
+	wu_path="$1&timeoutSeconds=$wu_s"
+	wu_filter=$3
+	wu_line=$4
+	rm -f "$tmp/watch" "$tmp/watch.rc"
+	mkfifo "$tmp/watch"
+	# The fifo held open both ways (fd 5) until each side has opened its
+	# own end: no open waits for the other side, so that neither is left
+	# waiting there when the other is stopped (a signal) before it opened;
+	# once all have let go of fd 5, the reader sees the end when kubectl
+	# ends.
+	exec 5<>"$tmp/watch"
+	kc_bg "$tmp/watch" "$tmp/err" get --raw "$wu_path"
+	watch_read "$gpudrv_also" >"$tmp/watch.rec" 2>"$tmp/watch.sh.err" 7>&- 8>&- &
+	gpudrv_child=$!
+	exec 5>&-
+	wu_rc=0
+	gpudrv_wait || wu_rc=$?
+	wu_k=0
+	kc_stop "$tmp/err" kubectl get --raw "$wu_path" || wu_k=$?
+	[ "$wu_rc" != 0 ] || return 0
+	wu_l=2
+	[ ! -s "$tmp/watch.rc" ] || read -r wu_l <"$tmp/watch.rc"
+	[ "$wu_k" != 0 ] || [ "$wu_l" != 0 ] || return 1
+	if [ "$wu_k" = 0 ] || ! [ -s "$tmp/err" ]; then cp "$tmp/watch.err" "$tmp/err"; fi
+	return 2
+}
+# pods_events: watch_until's FILTER for a watch of pods: pdb-check -p -w
+# ($pdb_check), a line an event: "TYPE RV node namespace/name phase ready
+# restarts".
+pods_events() {
+	"$pdb_check" -p -w
+}
+# watch_read KUBECTL-PID: watch_until's reader: FILTER's lines to LINE as
+# they come, and status 0, KUBECTL-PID stopped, at the first LINE takes.
+# (sh's read takes a line as it comes; awk's reads wait for a buffer's
+# worth.)  TERM, which stops the run's children on the way out, is left to
+# kubectl: the reader ends as its answer does, waited for whole, so that
+# nothing of it outlives the run.
+watch_read() {
+	trap '' TERM
+	{
+		exec <"$tmp/watch" 5>&-
+		wr_l=0
+		"$wu_filter" 2>"$tmp/watch.err" || wr_l=$?
+		echo "$wr_l" >"$tmp/watch.rc"
+	} | {
+		exec 5>&-
+		while read -r wr_line; do
+			if "$wu_line" "$wr_line"; then
+				kill -TERM "$1" 2>/dev/null
+				exit 0
+			fi
+		done
+		exit 1
+	} &
+	wr_p=$!
+	exec 5>&-
+	wr_s=0
+	wait "$wr_p" || wr_s=$?
+	wait
+	return "$wr_s"
+}
 # sk OUT ERR ARGS...: skopeo ARGS ($SKOPEO) as kc runs kubectl, each request
 # bounded by --command-timeout.
 sk() {

@@ -13,16 +13,31 @@
 # $tmp/drain.out.
 # shellcheck shell=sh disable=SC2154,SC2034 # the caller's variables, set or read here
 
-# running_jobs: into $tmp/jobs, pdb-check -p's line of each pod on the node that
-# the policy's waitForCompletion.podSelector selects and that still runs:
-# phase Running or Pending, as the operator counts (Succeeded, Failed and
-# Unknown are not), the API server filtering; $njobs: how many,
-# $jobs_named: the first five and how many more.
+# running_jobs: the pods on the node that the policy's
+# waitForCompletion.podSelector selects and that still run (phase Running
+# or Pending, as the operator counts: Succeeded, Failed and Unknown are
+# not, the API server filtering), listed (pods_listed: $pw_still, $pw_rv);
+# $njobs: how many, $jobs_named: the first five and how many more.
 running_jobs() {
-	get_pods "$tmp/jobs" "the pods waitForCompletion.podSelector '$wait_sel' selects on $node" \
-		"/api/v1/pods?labelSelector=$(urlencode "$wait_sel")&fieldSelector=$(urlencode "spec.nodeName=$node,status.phase!=Succeeded,status.phase!=Failed,status.phase!=Unknown")" || return
-	njobs=$(grep -c . "$tmp/jobs") || :
-	jobs_named=$(awk 'NR <= 5 { printf "%s%s", (NR > 1 ? " " : ""), $2 } END { if (NR > 5) printf " and %d more", NR - 5 }' "$tmp/jobs")
+	jobs_path="/api/v1/pods?labelSelector=$(urlencode "$wait_sel")&fieldSelector=$(urlencode "spec.nodeName=$node,status.phase!=Succeeded,status.phase!=Failed,status.phase!=Unknown")"
+	pods_listed "$jobs_path" "the pods waitForCompletion.podSelector '$wait_sel' selects on $node" || return
+	jobs_count
+}
+jobs_relist() {
+	pods_listed "$jobs_path" "the pods waitForCompletion.podSelector '$wait_sel' selects on $node"
+}
+# jobs_count: $njobs and $jobs_named of $pw_still.
+jobs_count() {
+	# shellcheck disable=SC2086 # a word a pod
+	set -- $pw_still
+	njobs=$#
+	jobs_named=
+	for jc_p; do
+		[ "$#" -gt $((njobs - 5)) ] || break
+		jobs_named="${jobs_named:+$jobs_named }$jc_p"
+		shift
+	done
+	[ "$njobs" -le 5 ] || jobs_named="$jobs_named and $((njobs - 5)) more"
 }
 # judge: pdb-check -s -y on $tmp/pp, its answer in $tmp/pdb, its status in
 # $pc, its obstacles alone in $tmp/pdb.why.
@@ -91,40 +106,33 @@ judge_first() {
 	esac
 }
 # wait_jobs: the operator's wait-for-jobs-required: the pods the policy's
-# selector picks on the node end (Succeeded or Failed), or its timeout
-# passes and the removal takes those it takes.  With 0 only the run's
-# deadline ends it.
+# selector picks on the node end (Succeeded or Failed: they leave the
+# list), waited for by pods_gone, or its timeout passes and the removal
+# takes those it takes.  With 0 only the run's deadline ends it.
 wait_jobs() {
 	if [ "$wait_timeout" -gt 0 ]; then limit="at most ${wait_timeout}s (waitForCompletion.timeoutSeconds)"; else limit="until the run's deadline (waitForCompletion.timeoutSeconds 0)"; fi
 	gpudrv_clock
 	t0=$gpudrv_now
-	first=1
-	while :; do
-		running_jobs || on_fail "cannot list the pods waitForCompletion.podSelector selects" 2
-		gpudrv_clock
-		waited=$((gpudrv_now - t0))
-		if [ "$njobs" = 0 ] && [ "$first" = 1 ]; then
-			say "$node: no pod matching '$wait_sel' runs on the node"
-			break
-		elif [ "$njobs" = 0 ]; then
-			say "$node: the pods matching '$wait_sel' have ended, after ${waited}s"
-			break
-		fi
-		[ "$first" = 0 ] || say "$node: waiting for $njobs pod(s) matching '$wait_sel' to end, $limit: $jobs_named"
-		first=0
-		if [ "$wait_timeout" -gt 0 ] && [ "$waited" -ge "$wait_timeout" ]; then
-			say "$node: $njobs pod(s) matching '$wait_sel' still run after ${waited}s (timeoutSeconds $wait_timeout): $jobs_named"
-			say "$node: going on, as the GPU Operator does: the removal takes those it takes"
-			break
-		fi
-		step=2
-		[ "$wait_timeout" = 0 ] || [ $((wait_timeout - waited)) -ge "$step" ] || step=$((wait_timeout - waited))
-		nap "$step"
-		# (The next look needs a second of the run: none is the deadline.)
-		gpudrv_time_left
-		[ "$gpudrv_left" -gt 1 ] ||
-			on_fail "the run's deadline came ($gpudrv_why) while $njobs pod(s) matching '$wait_sel' still ran, after $((gpudrv_now - t0))s: $jobs_named" 2
-	done
+	running_jobs || on_fail "cannot list the pods waitForCompletion.podSelector selects" 2
+	if [ "$njobs" = 0 ]; then
+		say "$node: no pod matching '$wait_sel' runs on the node"
+		return 0
+	fi
+	say "$node: waiting for $njobs pod(s) matching '$wait_sel' to end, $limit: $jobs_named"
+	wj_rc=0
+	pods_gone jobs_relist "$jobs_path" "$wait_timeout" "$t0" "the pods matching '$wait_sel'" || wj_rc=$?
+	gpudrv_clock
+	waited=$((gpudrv_now - t0))
+	[ "$wj_rc" != 2 ] || on_fail "cannot list the pods waitForCompletion.podSelector selects" 2
+	if [ "$wj_rc" = 0 ]; then
+		say "$node: the pods matching '$wait_sel' have ended, after ${waited}s"
+		return 0
+	fi
+	jobs_count
+	[ "$wait_timeout" -gt 0 ] ||
+		on_fail "the run's deadline came ($gpudrv_why) while $njobs pod(s) matching '$wait_sel' still ran, after ${waited}s: $jobs_named" 2
+	say "$node: $njobs pod(s) matching '$wait_sel' still run after ${waited}s (timeoutSeconds $wait_timeout): $jobs_named"
+	say "$node: going on, as the GPU Operator does: the removal takes those it takes"
 }
 # judge_again WHEN: after the cordon (WHEN: "after the cordon", or "after
 # the wait" for jobs), the removal judged again on the node as it is.
@@ -179,7 +187,7 @@ log_removal() {
 # evict: the pods of $tmp/remove through the eviction API, as the GPU
 # Operator's pod deletion removes them (kubectl's drain helper: an eviction
 # a budget refuses, HTTP 429, is tried again every 5 s), then waited for
-# until they are gone from the node: one GET of the node's pods every 2 s.
+# until they are gone from the node (evicted_gone).
 # All within podDeletion.timeoutSeconds (0: the run's deadline).  Status 1
 # with $why when they did not all go (refused, or too slow), 2 when it
 # cannot tell (an eviction that failed otherwise, a list not read whole).
@@ -217,23 +225,131 @@ evict() {
 		fi
 		nap 5
 	done
+	# Then waited for until they are gone from the node (evicted_gone).
+	evicted_gone
+}
+# evicted_gone: the pods of $tmp/remove, evicted, waited for until they
+# are gone from the node (pods_gone), within podDeletion.timeoutSeconds (0:
+# the run's deadline), counted from ev_t0.  Status 1 with $why when they
+# are not, 2 when it cannot tell.
+evicted_gone() {
+	left_pods || return 2
+	eg_rc=0
+	pods_gone left_pods "$pods_on_node" "$pd_timeout" "$ev_t0" "the node's pods" || eg_rc=$?
+	gpudrv_clock
+	case $eg_rc in
+	0) log_removal "$nremove pod(s) evicted and gone, after $((gpudrv_now - ev_t0))s" ;;
+	1)
+		if [ "$pd_timeout" -gt 0 ]; then eg_why="podDeletion.timeoutSeconds $pd_timeout"; else eg_why="the run's deadline: $gpudrv_why"; fi
+		why="evicted, but still on the node after $((gpudrv_now - ev_t0))s ($eg_why):$pw_still"
+		;;
+	esac
+	return "$eg_rc"
+}
+# left_pods: the pods of $tmp/remove still on the node (pods_listed).
+left_pods() {
+	pods_listed "$pods_on_node" "the pods on $node" "$tmp/remove" && return 0
+	why="the node's pods cannot be read to see the evicted ones go"
+	return 2
+}
+# pods_listed PATH WHAT [FILE]: GET PATH, a PodList read by pdb-check -p -w:
+# its pods (those FILE names, a namespace/name a line, if given) in
+# $pw_still (" ns/name ... ", " " for none), its resourceVersion in $pw_rv
+# ("-": none).  Status 2, said (WHAT: which pods), when it cannot be read
+# whole.
+pods_listed() {
+	if ! get_list "$tmp/pl.json" "$1" "$2"; then
+		return 2
+	elif ! "$pdb_check" -p -w "$tmp/pl.json" >"$tmp/pl" 2>"$tmp/err"; then
+		say "cannot list $2: pdb-check cannot read the answer to GET $1: $(said "$tmp/err")"
+		return 2
+	fi
+	eval "$(awk -v only="${3:-}" 'FILENAME == only { take[$1] = 1; next }
+		$1 == "ITEM" && (only == "" || $4 in take) { still = still $4 " " }
+		$1 == "LIST" { rv = $2 }
+		END { printf "pw_still=\" %s\" pw_rv=%s\n", still, rv }' ${3:+"$3"} "$tmp/pl")"
+	[ -n "$pw_rv" ] && return 0
+	say "cannot list $2: GET $1 answered with watch events, not a PodList"
+	return 2
+}
+# pods_gone LIST PATH LIMIT T0 WHAT: the pods of $pw_still (those of the
+# answer to GET PATH that LIST lists, with its $pw_rv) waited for until
+# none is left, as the API tells it: watched from that list's
+# resourceVersion, each taken off at its DELETED (pdb-check -p -w; a pod
+# that stops matching PATH's selectors is DELETED from its watch too).  A
+# watch that ends is resumed from the last resourceVersion it gave; one
+# the API finds too old (410 Expired) lists again, as one that fails does
+# (said); neither at once (2 s apart at least); one the API refuses (Forbidden: a Role without watch
+# on pods) is said, and the pods are then listed every 2 s, as they are
+# after a list without a resourceVersion.  WHAT names the pods in a
+# warning.  Status 0 once none is left; 1 once LIMIT seconds have passed
+# since T0 (0: the run's deadline), $pw_still those left; 2 when LIST
+# fails.
+pods_gone() {
+	pg_poll=0
 	while :; do
-		get_pods "$tmp/left" "the pods on $node" "$pods_on_node" || {
-			why="the node's pods cannot be read to see the evicted ones go"
-			return 2
-		}
-		awk 'NR == FNR { gone[$1] = 1; next } $2 in gone { print $2 }' "$tmp/remove" "$tmp/left" >"$tmp/still"
+		case $pw_still in *[!\ ]*) ;; *) return 0 ;; esac
 		gpudrv_clock
-		if ! [ -s "$tmp/still" ]; then
-			log_removal "$nremove pod(s) evicted and gone, after $((gpudrv_now - ev_t0))s"
-			return 0
+		if [ "$3" -gt 0 ]; then
+			pg_s=$(($3 - (gpudrv_now - $4)))
+			[ "$pg_s" -gt 0 ] || return 1
+		else
+			# (a watch ends a second before the deadline, which would
+			# stop kubectl as one that hangs)
+			gpudrv_time_left
+			[ "$gpudrv_left" -gt 0 ] || return 1
+			pg_s=$((gpudrv_left - 1))
+			if [ "$pg_s" -lt 1 ]; then
+				nap 1
+				continue
+			fi
 		fi
-		if [ "$pd_timeout" -gt 0 ] && [ $((gpudrv_now - ev_t0 + 2)) -gt "$pd_timeout" ]; then
-			why="evicted, but still on the node after $((gpudrv_now - ev_t0))s (podDeletion.timeoutSeconds $pd_timeout): $(tr '\n' ' ' <"$tmp/still")"
-			return 1
+		if [ "$pg_poll" = 1 ] || [ "$pw_rv" = - ]; then
+			[ "$pg_s" -ge 2 ] || nap "$pg_s"
+			[ "$pg_s" -lt 2 ] || nap 2
+			"$1" || return 2
+			continue
 		fi
-		nap 2
+		pg_rc=0
+		pg_i=$gpudrv_now
+		watch_until "$2&resourceVersion=$pw_rv&watch=1" "$pg_s" pods_events pw_line || pg_rc=$?
+		# What it saw: the pods gone, and where the next watch starts.
+		while read -r pg_w pg_v; do
+			case $pg_w in
+			gone) pw_take "$pg_v" ;;
+			rv) pw_rv=$pg_v ;;
+			esac
+		done <"$tmp/watch.rec"
+		# (a watch that failed, or ended at once, is not started again at once)
+		gpudrv_clock
+		[ "$pg_rc" = 0 ] || [ $((gpudrv_now - pg_i)) -ge 2 ] || nap 2
+		[ "$pg_rc" = 2 ] || continue
+		if grep -q '(Forbidden)' "$tmp/err"; then
+			say "$node: warning: the API refuses to watch $5: $(said "$tmp/err"); listing them every 2 s instead (add watch to the pods rule of the Role: deploy/20-upgrader.yaml)"
+			pg_poll=1
+		elif ! grep -q -e 'code 410)' -e '(Expired)' "$tmp/err"; then
+			say "$node: warning: cannot watch $5: $(said "$tmp/err"); listing them again"
+		fi
+		"$1" || return 2
 	done
+}
+# pw_line LINE: pods_gone's watch (pods_events'): each line's
+# resourceVersion, and each pod of $pw_still DELETED, said ("rv RV", "gone
+# NS/NAME") and taken off; status 0 once none is left.
+pw_line() {
+	# (pdb-check's words: an event, a resourceVersion, a node, a pod)
+	# shellcheck disable=SC2086 # split into its words; none is a pattern
+	set -- $1
+	echo "rv $2"
+	[ "$1" = DELETED ] || return 1
+	case $pw_still in *" $4 "*) ;; *) return 1 ;; esac
+	pw_take "$4"
+	echo "gone $4"
+	case $pw_still in *[!\ ]*) return 1 ;; esac
+}
+# pw_take NS/NAME: the pod off $pw_still.
+pw_take() {
+	case $pw_still in *" $1 "*) pw_still="${pw_still%% "$1" *} ${pw_still#* "$1" }" ;; esac
 }
 # drain: kubectl drain of the pods the policy's drain takes, as the
 # operator's drain helper runs it: DaemonSets left, its podSelector (with

@@ -50,78 +50,30 @@ wait_driver() {
 	done
 	say "$node: the node reports driver $version"
 }
-# node_watch SECONDS: the node watched, at most SECONDS (and within the
-# request timeout): one request, whose answer is the node as it is, then
-# each change of it as it comes (no resourceVersion asked: nothing between
-# two watches is missed, and none is ever too old, 410), each read by
-# labels2tag -w -F; the watch stopped at the first that reports $version.
-# $have, the driver last reported.  Status 0: $version; 1: the watch ended
-# without it; 2: it failed, $tmp/err says why.
+# node_watch SECONDS: the node watched, at most SECONDS (watch_until): one
+# request, whose answer is the node as it is, then each change of it as it
+# comes (no resourceVersion asked: nothing between two watches is missed,
+# and none is ever too old, 410), each read by labels2tag -w -F; the watch
+# stopped at the first that reports $version.  $have, the driver last
+# reported.  Status 0: $version; 1: the watch ended without it; 2: it
+# failed, $tmp/err says why.
 node_watch() {
-	nw_s=$1
-	[ "$nw_s" -le $((gpudrv_rt * 3 / 4)) ] || nw_s=$((gpudrv_rt * 3 / 4))
-	[ "$nw_s" -ge 1 ] || nw_s=1
-	rm -f "$tmp/watch" "$tmp/watch.rc"
-	mkfifo "$tmp/watch"
-	nw_path="/api/v1/nodes?fieldSelector=metadata.name%3D$node&watch=1&timeoutSeconds=$nw_s"
-	# The fifo held open both ways (fd 5) until each side has opened its
-	# own end: no open waits for the other side, so that neither is left
-	# waiting there when the other is stopped (a signal) before it opened;
-	# once all have let go of fd 5, the reader sees the end when kubectl
-	# ends.
-	exec 5<>"$tmp/watch"
-	kc_bg "$tmp/watch" "$tmp/err" get --raw "$nw_path"
-	watch_read "$gpudrv_also" >"$tmp/watch.rec" 2>"$tmp/watch.sh.err" 7>&- 8>&- &
-	gpudrv_child=$!
-	exec 5>&-
 	nw_rc=0
-	gpudrv_wait || nw_rc=$?
-	nw_k=0
-	kc_stop "$tmp/err" kubectl get --raw "$nw_path" || nw_k=$?
+	watch_until "/api/v1/nodes?fieldSelector=metadata.name%3D$node&watch=1" "$1" nw_filter nw_line || nw_rc=$?
 	nw_have=$(sed -n '$p' "$tmp/watch.rec")
 	[ -z "$nw_have" ] || have=$nw_have
-	[ "$nw_rc" != 0 ] || return 0
-	# Why it failed: kubectl's words first (labels2tag then read nothing),
-	# else labels2tag's (an answer that is no watch of a node, an ERROR).
-	nw_l=2
-	[ ! -s "$tmp/watch.rc" ] || read -r nw_l <"$tmp/watch.rc"
-	[ "$nw_k" != 0 ] || [ "$nw_l" != 0 ] || return 1
-	if [ "$nw_k" = 0 ] || ! [ -s "$tmp/err" ]; then cp "$tmp/watch.err" "$tmp/err"; fi
-	return 2
+	return "$nw_rc"
 }
-# watch_read KUBECTL-PID: node_watch's reader: the driver each event
-# reports, as it comes, and status 0, KUBECTL-PID stopped, at the first of
-# $version; labels2tag's status into $tmp/watch.rc, its words into
-# $tmp/watch.err.  (sh's read takes a line as it comes; awk's reads wait
-# for a buffer's worth.)  TERM, which stops the run's children on the way
-# out, is left to kubectl: the reader ends as its answer does, waited for
-# whole, so that nothing of it outlives the run.
-watch_read() {
-	trap '' TERM
-	{
-		exec <"$tmp/watch" 5>&-
-		wr_l=0
-		"$labels2tag" -w -F -b "$major" 2>"$tmp/watch.err" || wr_l=$?
-		echo "$wr_l" >"$tmp/watch.rc"
-	} | {
-		exec 5>&-
-		while read -r wr_ev wr_rec; do
-			printf '%s\n' "$wr_rec" >"$tmp/watch.last"
-			record_read "$tmp/watch.last"
-			echo "$r_driver"
-			if [ "$wr_ev" != DELETED ] && [ "$r_driver" = "$version" ]; then
-				kill -TERM "$1" 2>/dev/null
-				exit 0
-			fi
-		done
-		exit 1
-	} &
-	wr_p=$!
-	exec 5>&-
-	wr_s=0
-	wait "$wr_p" || wr_s=$?
-	wait
-	return "$wr_s"
+nw_filter() {
+	"$labels2tag" -w -F -b "$major"
+}
+# nw_line LINE: labels2tag's line of an event: the driver it reports, and
+# status 0 when that is $version (in a subshell: the record in a file).
+nw_line() {
+	printf '%s\n' "${1#* }" >"$tmp/watch.last"
+	record_read "$tmp/watch.last"
+	echo "$r_driver"
+	[ "${1%% *}" != DELETED ] && [ "$r_driver" = "$version" ]
 }
 
 # gate_make: the health gate's manifest made into the pod gpudrv creates,
@@ -172,25 +124,67 @@ gate_create() {
 	gate_made=0
 	say "$node: health gate: pod $gate_ns/$gate_name, at most ${gate_timeout}s (-G)"
 }
-# gate_wait: until the pod ends or the gate's timeout passes: a look every
-# 2 seconds; $g_after, the seconds it took.
+# gate_wait: until the pod ends or the gate's timeout passes, as the API
+# tells it: the pod watched (watch_until, no resourceVersion asked: its
+# first event is the pod as it is), then, once its phase is Succeeded or
+# Failed, read once whole (gate-pod -r: its reason, exit and last words),
+# as it is once the timeout passes.
+# A watch that ends is started again, one that fails is said, neither at
+# once (2 s apart at least); one the API refuses (Forbidden) is said, and
+# the pod is then read every 2 s.  $g_after, the seconds it took.
 gate_wait() {
 	gpudrv_clock
 	g_t0=$gpudrv_now
+	gw_poll=0
 	while :; do
 		case $g_phase in Succeeded | Failed) break ;; esac
 		gpudrv_clock
-		[ $((gpudrv_now - g_t0)) -lt "$gate_timeout" ] || break
-		nap 2
-		if kc "$tmp/gate.now" "$tmp/err" get --raw "/api/v1/namespaces/$gate_ns/pods/$gate_name" &&
-			"$gate_pod" -r "$tmp/gate.now" >"$tmp/gate.st" 2>/dev/null; then
-			read -r _ g_phase g_reason g_exit <"$tmp/gate.st"
+		gw_s=$((gate_timeout - (gpudrv_now - g_t0)))
+		[ "$gw_s" -gt 0 ] || break
+		gw_rc=0
+		if [ "$gw_poll" = 0 ]; then
+			gw_i=$gpudrv_now
+			watch_until "/api/v1/namespaces/$gate_ns/pods?fieldSelector=metadata.name%3D$gate_name&watch=1" \
+				"$gw_s" pods_events gate_line || gw_rc=$?
+			if [ "$gw_rc" = 2 ] && grep -q '(Forbidden)' "$tmp/err"; then
+				say "$node: warning: the API refuses to watch the health gate's pod: $(said "$tmp/err"); reading it every 2 s instead (add watch to the pods rule of the Role: deploy/20-upgrader.yaml)"
+				gw_poll=1
+			elif [ "$gw_rc" = 2 ]; then
+				say "$node: warning: cannot watch the health gate's pod: $(said "$tmp/err"); looking again"
+			fi
+			# (a watch that failed, or ended at once, is not started again at once)
+			gpudrv_clock
+			[ "$gw_rc" = 0 ] || [ "$gw_poll" = 1 ] || [ $((gpudrv_now - gw_i)) -ge 2 ] || nap 2
+			# (read whole only once it has ended)
+			[ "$gw_rc" = 0 ] || continue
 		else
-			say "$node: warning: cannot read the health gate's pod: $(said "$tmp/err"); looking again"
+			nap 2
 		fi
+		gate_read
 	done
 	gpudrv_clock
 	g_after=$((gpudrv_now - g_t0))
+	# Not ended: how it stands, for the message.
+	case $g_phase in Succeeded | Failed) ;; *) [ "$gw_poll" = 1 ] || gate_read ;; esac
+}
+# gate_read: the gate's pod, one GET, read by gate-pod -r: its phase,
+# reason and exit, and its last words in $tmp/gate.st.
+gate_read() {
+	if kc "$tmp/gate.now" "$tmp/err" get --raw "/api/v1/namespaces/$gate_ns/pods/$gate_name" &&
+		"$gate_pod" -r "$tmp/gate.now" >"$tmp/gate.st" 2>/dev/null; then
+		read -r _ g_phase g_reason g_exit <"$tmp/gate.st"
+	else
+		say "$node: warning: cannot read the health gate's pod: $(said "$tmp/err"); looking again"
+	fi
+}
+# gate_line LINE: gate_wait's watch, read by pdb-check -p -w: status 0
+# once the pod has ended.
+gate_line() {
+	# (pdb-check's words: an event, a resourceVersion, a node, a pod, a phase)
+	# shellcheck disable=SC2086 # split into its words; none is a pattern
+	set -- $1
+	[ "$1" != DELETED ] || return 1
+	case $5 in Succeeded | Failed) return 0 ;; *) return 1 ;; esac
 }
 # gate_fail: the gate that failed (or did not end) said, with the pod's
 # last lines, and the run failed with the node left cordoned.
