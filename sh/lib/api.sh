@@ -118,6 +118,26 @@ watch_until() {
 	if [ "$wu_k" = 0 ] || ! [ -s "$tmp/err" ]; then cp "$tmp/watch.err" "$tmp/err"; fi
 	return 2
 }
+# watch_after STATUS T0 WHAT INSTEAD RULE FAILED [410]: after a watch_until
+# that began at T0 and ended with STATUS: one the API refused (Forbidden)
+# said, "the API refuses to watch WHAT: ...; INSTEAD instead (add watch to
+# the RULE rule of the Role ...)", and status 1: the caller reads by GETs
+# from then on; one that failed otherwise said, "FAILED: ...; looking
+# again" (with 410, not where the API found its resourceVersion too old,
+# 410 Expired: the caller lists again, as a watch from a resourceVersion
+# must); and, but for a watch that got what it waited for, none started
+# again at once: 2 s apart at least.
+watch_after() {
+	if [ "$1" = 2 ] && grep -q '(Forbidden)' "$tmp/err"; then
+		say "$node: warning: the API refuses to watch $3: $(said "$tmp/err"); $4 instead (add watch to the $5 rule of the Role: deploy/20-upgrader.yaml)"
+		return 1
+	fi
+	if [ "$1" = 2 ] && { [ "${7:-}" != 410 ] || ! grep -q -e 'code 410)' -e '(Expired)' "$tmp/err"; }; then
+		say "$node: warning: $6: $(said "$tmp/err"); looking again"
+	fi
+	gpudrv_clock
+	[ "$1" = 0 ] || [ $((gpudrv_now - $2)) -ge 2 ] || nap 2
+}
 # pods_events: watch_until's FILTER for a watch of pods: pdb-check -p -w
 # ($pdb_check), a line an event: "TYPE RV node namespace/name phase ready
 # restarts".

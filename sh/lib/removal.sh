@@ -320,16 +320,8 @@ pods_gone() {
 			rv) pw_rv=$pg_v ;;
 			esac
 		done <"$tmp/watch.rec"
-		# (a watch that failed, or ended at once, is not started again at once)
-		gpudrv_clock
-		[ "$pg_rc" = 0 ] || [ $((gpudrv_now - pg_i)) -ge 2 ] || nap 2
+		watch_after "$pg_rc" "$pg_i" "$5" "listing them every 2 s" pods "cannot watch $5" 410 || pg_poll=1
 		[ "$pg_rc" = 2 ] || continue
-		if grep -q '(Forbidden)' "$tmp/err"; then
-			say "$node: warning: the API refuses to watch $5: $(said "$tmp/err"); listing them every 2 s instead (add watch to the pods rule of the Role: deploy/20-upgrader.yaml)"
-			pg_poll=1
-		elif ! grep -q -e 'code 410)' -e '(Expired)' "$tmp/err"; then
-			say "$node: warning: cannot watch $5: $(said "$tmp/err"); listing them again"
-		fi
 		"$1" || return 2
 	done
 }

@@ -22,6 +22,7 @@ wait_driver() {
 	wd_t0=$gpudrv_now
 	waited=0
 	wd_poll=0
+	wd_failed="cannot read the node while waiting for the driver"
 	while [ "$have" != "$version" ]; do
 		[ "$waited" -lt "$validate_timeout" ] ||
 			on_fail "gpu-feature-discovery reports driver '$have', not $version, after ${waited}s" 2
@@ -32,19 +33,13 @@ wait_driver() {
 			nap 2
 			# A look that fails is not an answer: said, and tried again.
 			have=
-			if look; then have=$r_driver; else wd_rc=2; fi
+			if look; then have=$r_driver; else
+				say "$node: warning: $wd_failed: $(said "$tmp/err"); looking again"
+			fi
 		else
 			node_watch $((validate_timeout - waited)) || wd_rc=$?
+			watch_after "$wd_rc" "$wd_i" "the node" "looking at it every 2 s" nodes "$wd_failed" || wd_poll=1
 		fi
-		if [ "$wd_rc" = 2 ] && [ "$wd_poll" = 0 ] && grep -q '(Forbidden)' "$tmp/err"; then
-			say "$node: warning: the API refuses to watch the node: $(said "$tmp/err"); looking at it every 2 s instead (add watch to the nodes rule of the Role: deploy/20-upgrader.yaml)"
-			wd_poll=1
-		elif [ "$wd_rc" = 2 ]; then
-			say "$node: warning: cannot read the node while waiting for the driver: $(said "$tmp/err"); looking again"
-		fi
-		# (a watch that failed, or ended at once, is not started again at once)
-		gpudrv_clock
-		[ "$wd_rc" = 0 ] || [ "$wd_poll" = 1 ] || [ $((gpudrv_now - wd_i)) -ge 2 ] || nap 2
 		gpudrv_clock
 		waited=$((gpudrv_now - wd_t0))
 	done
@@ -146,15 +141,8 @@ gate_wait() {
 			gw_i=$gpudrv_now
 			watch_until "/api/v1/namespaces/$gate_ns/pods?fieldSelector=metadata.name%3D$gate_name&watch=1" \
 				"$gw_s" pods_events gate_line || gw_rc=$?
-			if [ "$gw_rc" = 2 ] && grep -q '(Forbidden)' "$tmp/err"; then
-				say "$node: warning: the API refuses to watch the health gate's pod: $(said "$tmp/err"); reading it every 2 s instead (add watch to the pods rule of the Role: deploy/20-upgrader.yaml)"
-				gw_poll=1
-			elif [ "$gw_rc" = 2 ]; then
-				say "$node: warning: cannot watch the health gate's pod: $(said "$tmp/err"); looking again"
-			fi
-			# (a watch that failed, or ended at once, is not started again at once)
-			gpudrv_clock
-			[ "$gw_rc" = 0 ] || [ "$gw_poll" = 1 ] || [ $((gpudrv_now - gw_i)) -ge 2 ] || nap 2
+			watch_after "$gw_rc" "$gw_i" "the health gate's pod" "reading it every 2 s" pods \
+				"cannot watch the health gate's pod" || gw_poll=1
 			# (read whole only once it has ended)
 			[ "$gw_rc" = 0 ] || continue
 		else
