@@ -276,6 +276,28 @@ t_wait 60
 t_rc 0 "both done"
 rm -f pods.json pdbs.json evicted.n1 go.n1
 
+# 3e. The same eviction landing between the rollout's reads, as it reads
+# n1's pods: a budget read before the pods would still allow one, and n2
+# would start into a budget that allows none.  The budgets are read after
+# the pods: n2 waits until the replacement is Ready.
+cluster n1 n2
+rm -f go.n1 evicted.n1
+echo race >act.n1
+web_budget
+web_pods w-1:n1 w-2:n2
+t_bg "$R" $T_DRAIN -L -p 2 -u 100% -m "$M" "$NEW"
+t_until 30 test -e evicted.n1
+t_ok $? "n1's pod of web is evicted as the rollout reads n1's pods"
+sleep 6
+t_is "n2 not started: web allows none (the replacement not Ready)" "$(grep -c '^start 2 n2 ' out)" 0
+sed 's/"disruptionsAllowed":0/"disruptionsAllowed":1/' pdbs.json >pdbs.new && mv pdbs.new pdbs.json
+t_until 30 grep -q '^start 2 n2 ' out
+t_ok $? "n2 starts once web allows one, n1 still under way"
+: >go.n1
+t_wait 60
+t_rc 0 "both done"
+rm -f pods.json pdbs.json evicted.n1 go.n1
+
 # 4. The API goes away after a node ends: exit 2, no summary made up, the
 # node named as its run last saw it.
 cluster n1 n2

@@ -12,7 +12,8 @@
 # then ok once the file go.NODE is there), move (ok, and its pod lands on
 # n2, its budget allowing none until the pod is Ready: pods.json and
 # pdbs.json rewritten), evict (the states up to drain-required, its pod
-# landing on n3 so, then ok once go.NODE is there).
+# landing on n3 so, then ok once go.NODE is there), race (as evict, but the
+# eviction made as the rollout next reads the node's pods: t/fake-fleet.sh).
 D=$FLEET_DIR
 echo "$$" >>"$D/kubectl.pids"
 printf '%s\n' "$*" >>"$D/up.log"
@@ -80,6 +81,19 @@ forge)
 gate)
 	st drain-required
 	set_node drain-required true
+	held
+	for s in validation-required upgrade-done; do st "$s"; done
+	set_node upgrade-done "" "$v"
+	echo "$node upgrade-done $v"
+	exit 0 ;;
+race)
+	# Its pod of web evicted (to n3), web allowing none until the
+	# replacement is Ready, as the rollout next reads its pods: between
+	# the rollout's reads, the eviction as it lands.  Then under way until
+	# the file go.NODE is there.
+	st drain-required
+	set_node drain-required true
+	: >"$D/evict-on-read.$node"
 	held
 	for s in validation-required upgrade-done; do st "$s"; done
 	set_node upgrade-done "" "$v"

@@ -112,7 +112,7 @@ plan() {
 # blocked or begins waiting for a budget judged on its pods as they are now.
 # A node's draws in $tmp/draws may be those of an earlier look (evicted
 # pods land on other nodes): the pods of each node the plan acts on are
-# read again (GET its pods, field-selected; the budgets once a decision),
+# read again (GET its pods, field-selected; then the budgets, once a pass),
 # its lines of $tmp/draws replaced and every budget's allowed count set to
 # the one just read, and the plan made again, until it acts on no node
 # judged on an older look.  A node that goes on waiting for the budget its
@@ -128,7 +128,6 @@ plan() {
 # drv-upgrade.sh takes them (-b).
 decide() {
 	: >"$tmp/fresh"
-	rm -f "$tmp/budgets"
 	while :; do
 		plan "$tmp/plan" "$tmp/draws" || stop_rollout 2
 		table_awk 'FILENAME == ARGV[1] { w[$t_node] = $t_wait; if ($t_pid != "." && $t_rc == ".") run[$t_node] = 1; next }
@@ -150,16 +149,21 @@ decide() {
 			($1 == "START" || $1 == "BLOCKED" || ($1 == "WAIT" && $3 == "budget")) && !($2 in f) && !($2 in out) { out[$2] = 1; print $2 }' \
 			"$tmp/table" "$tmp/fresh" "$tmp/draws" "$tmp/plan" >"$tmp/stale"
 		[ -s "$tmp/stale" ] || return 0
-		if [ ! -f "$tmp/budgets" ] && ! get_list "$tmp/budgets" /apis/policy/v1/poddisruptionbudgets; then
-			say "cannot list the budgets"
-			stop_rollout 2
-		fi
-		cp "$tmp/budgets" "$tmp/pp"
 		while read -r bn; do
 			if ! get_list "$tmp/pods.$bn" "/api/v1/pods?fieldSelector=spec.nodeName%3D$bn"; then
 				say "cannot list the pods on $bn"
 				stop_rollout 2
 			fi
+		done <"$tmp/stale"
+		# The budgets after the pods, at each pass: a pod evicted from a node
+		# is then in its budget's status (the eviction took the disruption
+		# as it took the pod), never a budget read before the pod left.
+		if ! get_list "$tmp/budgets" /apis/policy/v1/poddisruptionbudgets; then
+			say "cannot list the budgets"
+			stop_rollout 2
+		fi
+		cp "$tmp/budgets" "$tmp/pp"
+		while read -r bn; do
 			# (A node under way keeps the look its run was started on.)
 			grep -qxF "$bn" "$tmp/running" || cat "$tmp/budgets" "$tmp/pods.$bn" >"$tmp/judged.$bn"
 			cat "$tmp/pods.$bn" >>"$tmp/pp"
