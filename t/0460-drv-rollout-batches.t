@@ -232,14 +232,21 @@ t_grep "with pdb-check's words" err "^    n2 team/debug NO-CONTROLLER: "
 t_grep "n2 skipped" out "^n2 skipped budget$"
 rm -f pods.json pdbs.json
 
+# web_pair ACT: n1 (t/fake-upgrade.sh's ACT) and n2 share web, which
+# allows one; their rollout, -L -p 2, in the background.
+web_pair() {
+	cluster n1 n2
+	rm -f go.n1 evicted.n1
+	echo "$1" >act.n1
+	web_budget
+	web_pods w-1:n1 w-2:n2
+	t_bg "$R" $T_DRAIN -L -p 2 -u 100% -m "$M" "$NEW"
+}
+
 # 3c. A node waiting for a budget is read once when it begins to wait, and
 # once when it would start, not at each look every 5 seconds: n1 (held in
 # its drain) and n2 share web, which allows one.
-cluster n1 n2
-echo gate >act.n1
-web_budget
-web_pods w-1:n1 w-2:n2
-t_bg "$R" $T_DRAIN -L -p 2 -u 100% -m "$M" "$NEW"
+web_pair gate
 t_until 30 grep -q '^wait n2 budget team/web$' out
 t_ok $? "n2 waits for web while n1 is under way"
 sleep 11
@@ -255,12 +262,7 @@ rm -f pods.json pdbs.json
 # it: n1's pod of web is evicted while n1 goes on (held until go.n1); n2,
 # waiting for web, goes on waiting while web allows none, and starts once
 # the replacement is Ready (web allows one again), before n1 ends.
-cluster n1 n2
-rm -f go.n1
-echo evict >act.n1
-web_budget
-web_pods w-1:n1 w-2:n2
-t_bg "$R" $T_DRAIN -L -p 2 -u 100% -m "$M" "$NEW"
+web_pair evict
 t_until 30 test -e evicted.n1
 t_ok $? "n1's pod of web is evicted"
 t_until 30 grep -q '^wait n2 budget team/web$' out
@@ -280,12 +282,7 @@ rm -f pods.json pdbs.json evicted.n1 go.n1
 # n1's pods: a budget read before the pods would still allow one, and n2
 # would start into a budget that allows none.  The budgets are read after
 # the pods: n2 waits until the replacement is Ready.
-cluster n1 n2
-rm -f go.n1 evicted.n1
-echo race >act.n1
-web_budget
-web_pods w-1:n1 w-2:n2
-t_bg "$R" $T_DRAIN -L -p 2 -u 100% -m "$M" "$NEW"
+web_pair race
 t_until 30 test -e evicted.n1
 t_ok $? "n1's pod of web is evicted as the rollout reads n1's pods"
 sleep 6
