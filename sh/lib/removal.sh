@@ -332,6 +332,9 @@ pw_line() {
 	# (pdb-check's words: an event, a resourceVersion, a node, a pod)
 	# shellcheck disable=SC2086 # split into its words; none is a pattern
 	set -- $1
+	# (an event's line has seven; a list's LIST line, were a list the
+	# answer, two: no pod in it, and no resourceVersion of a watch)
+	[ $# -ge 4 ] || return 1
 	echo "rv $2"
 	[ "$1" = DELETED ] || return 1
 	case $pw_still in *" $4 "*) ;; *) return 1 ;; esac

@@ -171,7 +171,7 @@ gate_line() {
 	# (pdb-check's words: an event, a resourceVersion, a node, a pod, a phase)
 	# shellcheck disable=SC2086 # split into its words; none is a pattern
 	set -- $1
-	[ "$1" != DELETED ] || return 1
+	[ $# -ge 5 ] && [ "$1" != DELETED ] || return 1
 	case $5 in Succeeded | Failed) return 0 ;; *) return 1 ;; esac
 }
 # gate_fail: the gate that failed (or did not end) said, with the pod's
