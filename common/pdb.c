@@ -653,7 +653,7 @@ pods_print(const char *path, FILE *out, int watch)
 	struct rows r;
 	struct doc_reader dr = { row_kinds, row_lists, "a List of Pods",
 		"; use kubectl get pods -o json", 0, 1, row_keys, row_item, row_end, NULL, watch,
-		row_listed, 0 };
+		row_listed, watch };
 	int rc;
 
 	memset(&r, 0, sizeof r);
@@ -663,7 +663,6 @@ pods_print(const char *path, FILE *out, int watch)
 	if ((r.held = open_memstream(&r.buf, &r.len)) == NULL)
 		die("cannot hold the pods' lines:");
 	dr.arg = &r;
-	dr.empty_ok = watch;
 	rc = doc_each(path, &dr);
 	fclose(r.held);
 	free(r.buf);

@@ -20,9 +20,10 @@
 # $njobs: how many, $jobs_named: the first five and how many more.
 running_jobs() {
 	jobs_path="/api/v1/pods?labelSelector=$(urlencode "$wait_sel")&fieldSelector=$(urlencode "spec.nodeName=$node,status.phase!=Succeeded,status.phase!=Failed,status.phase!=Unknown")"
-	pods_listed "$jobs_path" "the pods waitForCompletion.podSelector '$wait_sel' selects on $node" || return
+	jobs_relist || return
 	jobs_count
 }
+# jobs_relist: the pods of $jobs_path listed again (pods_listed).
 jobs_relist() {
 	pods_listed "$jobs_path" "the pods waitForCompletion.podSelector '$wait_sel' selects on $node"
 }
@@ -225,7 +226,6 @@ evict() {
 		fi
 		nap 5
 	done
-	# Then waited for until they are gone from the node (evicted_gone).
 	evicted_gone
 }
 # evicted_gone: the pods of $tmp/remove, evicted, waited for until they
@@ -279,10 +279,10 @@ pods_listed() {
 # that stops matching PATH's selectors is DELETED from its watch too).  A
 # watch that ends is resumed from the last resourceVersion it gave; one
 # the API finds too old (410 Expired) lists again, as one that fails does
-# (said); neither at once (2 s apart at least); one the API refuses (Forbidden: a Role without watch
-# on pods) is said, and the pods are then listed every 2 s, as they are
-# after a list without a resourceVersion.  WHAT names the pods in a
-# warning.  Status 0 once none is left; 1 once LIMIT seconds have passed
+# (said); neither at once (2 s apart at least); one the API refuses
+# (Forbidden: a Role without watch on pods) is said, and the pods are then
+# listed every 2 s, as they are after a list without a resourceVersion.
+# WHAT names the pods in a warning.  Status 0 once none is left; 1 once LIMIT seconds have passed
 # since T0 (0: the run's deadline), $pw_still those left; 2 when LIST
 # fails.
 pods_gone() {
@@ -305,8 +305,8 @@ pods_gone() {
 			fi
 		fi
 		if [ "$pg_poll" = 1 ] || [ "$pw_rv" = - ]; then
-			[ "$pg_s" -ge 2 ] || nap "$pg_s"
-			[ "$pg_s" -lt 2 ] || nap 2
+			[ "$pg_s" -le 2 ] || pg_s=2
+			nap "$pg_s"
 			"$1" || return 2
 			continue
 		fi
