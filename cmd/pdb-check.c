@@ -12,7 +12,8 @@
 
 #include "gpudrv.h"
 
-static const char usage[] = "[-s] [-y policies] node [file] | -a [-s] [-y policies] [file] | -p [-w] [file]";
+static const char usage[] =
+    "[-s] [-y policies] node [file] | -a [-s] [-y policies] [file] | -p [-w] [file] | -b [-w] [file]";
 
 /* -a: each line of a node starts with its name. */
 static void
@@ -210,28 +211,31 @@ main(int argc, char **argv)
 	struct removals r;
 	const char *node = NULL, *policies = NULL;
 	size_t i, j;
-	int c, rc, all = 0, listing = 0, blocked = 0, pods = 0, watch = 0;
+	int c, rc, all = 0, listing = 0, blocked = 0, pods = 0, budgets = 0, watch = 0;
 
 	setprogname(argv[0]);
 	memset(&r, 0, sizeof r);
-	while ((c = nextopt(argc, argv, "ashpwy:", usage)) != -1) {
+	while ((c = nextopt(argc, argv, "abshpwy:", usage)) != -1) {
 		switch (c) {
 		case 'a': all = 1; break;
+		case 'b': budgets = 1; break;
 		case 's': listing = 1; break;
 		case 'p': pods = 1; break;
 		case 'w': watch = 1; break;
 		case 'y': policies = optarg; break;
 		}
 	}
-	if (watch && !pods) {
-		warnf("-w reads a watch of pods: it goes with -p");
+	if (watch && !pods && !budgets) {
+		warnf("-w reads a watch of pods or of budgets: it goes with -p or -b");
 		usage_exit(usage);
 	}
-	if (pods) {
-		/* the pods as read (-w: as they come), a line each: no budget, no verdict */
-		if (all || listing || policies || argc - optind > 1)
+	if (pods || budgets) {
+		/* the pods or the budgets as read (-w: as they come), a line each: no verdict */
+		if ((pods && budgets) || all || listing || policies || argc - optind > 1)
 			usage_exit(usage);
-		if ((rc = pods_print(argv[optind], stdout, watch)) != EXIT_CLEAN)
+		rc = pods ? pods_print(argv[optind], stdout, watch) :
+		    budgets_print(argv[optind], stdout, watch);
+		if (rc != EXIT_CLEAN)
 			return rc;
 		return fshut(stdout, "stdout");
 	}

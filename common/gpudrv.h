@@ -462,6 +462,10 @@ void cluster_free(struct cluster *cl); /* all cluster_read kept */
  * ("-": not set), a document's lines once it is whole (pdb-check -p).  0, or
  * 2 if the reader said why; dies on bad input and on input with no list. */
 int pods_print(const char *path, FILE *out, int watch);
+/* Budgets alone, the same way: "namespace/name allowed healthy desired
+ * expected", the status's disruptionsAllowed, currentHealthy, desiredHealthy
+ * and expectedPods (pdb-check -b). */
+int budgets_print(const char *path, FILE *out, int watch);
 
 struct policy;
 /* remove.c: which pods of a node an upgrade removes, and how (its upgradePolicy). */

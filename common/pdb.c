@@ -513,11 +513,12 @@ cluster_free(struct cluster *cl)
  * Pods alone (pdb-check -p): kubectl get pods -o json, or GET of a PodList,
  * each pod as a line: its node, namespace/name, phase, Ready condition and
  * restarts, "-" for what is not set.  The scripts read pods only so, never
- * through a jsonpath of their own.  With watch (-w), a watch of pods too,
- * each line led by what it is and a resourceVersion: "ITEM RV" (a list's
- * item, its own), then "LIST RV" alone once the list is whole (the list's,
- * where a watch of what follows starts); "ADDED RV" ("MODIFIED", "DELETED")
- * for an event, as each comes.
+ * through a jsonpath of their own.  Budgets alone (-b) the same way, each
+ * as namespace/name and its status's four counts.  With watch (-w), a watch
+ * too, each line led by what it is and a resourceVersion: "ITEM RV" (a
+ * list's item, its own), then "LIST RV" alone once the list is whole (the
+ * list's, where a watch of what follows starts); "ADDED RV" ("MODIFIED",
+ * "DELETED") for an event, as each comes.
  */
 static const struct kspec row_meta[] = { { "name", NULL }, { "namespace", NULL },
 	{ "resourceVersion", NULL }, { NULL, NULL } };
@@ -528,6 +529,15 @@ static const struct kspec row_keys[] = { { "kind", NULL }, { "metadata", row_met
 	{ "spec", row_spec }, { "status", row_status }, { NULL, NULL } };
 static const char *const row_kinds[] = { "Pod", NULL };
 static const char *const row_lists[] = { "PodList", NULL };
+static const struct kspec brow_meta[] = { { "name", NULL }, { "namespace", NULL },
+	{ "resourceVersion", NULL }, { NULL, NULL } };
+static const struct kspec brow_status[] = { { "disruptionsAllowed", NULL },
+	{ "currentHealthy", NULL }, { "desiredHealthy", NULL }, { "expectedPods", NULL },
+	{ NULL, NULL } };
+static const struct kspec brow_keys[] = { { "kind", NULL }, { "metadata", brow_meta },
+	{ "status", brow_status }, { NULL, NULL } };
+static const char *const brow_kinds[] = { "PodDisruptionBudget", NULL };
+static const char *const brow_lists[] = { "PodDisruptionBudgetList", NULL };
 
 struct rows {
 	const char *name; /* the input, for messages */
@@ -535,7 +545,7 @@ struct rows {
 	char *buf;        /* the lines of the document being read */
 	size_t len;
 	FILE *held;
-	int listed;       /* a list read whole: List or PodList */
+	int listed;       /* a list read whole: List or the kind's own */
 	int watch;        /* -w: each line led by its event and resourceVersion */
 };
 
@@ -615,6 +625,43 @@ row_item(const struct item *it, void *arg)
 	    word_of(ready, "status.conditions[Ready].status", buf), restarts);
 }
 
+/* A budget's line: "namespace/name allowed healthy desired expected". */
+static void
+budget_row(const struct item *it, void *arg)
+{
+	static const char *const counts[] = { "disruptionsAllowed", "currentHealthy",
+		"desiredHealthy", "expectedPods" };
+	struct rows *r = arg;
+	const cJSON *st;
+	const char *ns, *name;
+	char buf[600];
+	long n;
+	size_t i;
+
+	/* nothing allocated here, as for a pod */
+	snprintf(buf, sizeof buf, "%s: item %zu (PodDisruptionBudget)", r->name, it->index);
+	name = need_str(it->obj, "metadata.name", buf);
+	ns = need_str(it->obj, "metadata.namespace", buf);
+	if (!dns_subdomain_ok(ns))
+		die("%s: metadata.namespace %s is not a valid namespace", buf, qstr(ns));
+	if (!dns_subdomain_ok(name))
+		die("%s: metadata.name %s is not a valid budget name", buf, qstr(name));
+	snprintf(buf, sizeof buf, "%s: item %zu: PodDisruptionBudget %s/%s", r->name, it->index,
+	    ns, name);
+	st = opt_obj(it->obj, "status", "status", buf);
+	if (r->watch)
+		fprintf(r->held, "%s %s ", it->event != NULL ? it->event : "ITEM",
+		    rv_of(j_get(it->obj, "metadata"), buf));
+	fprintf(r->held, "%s/%s", ns, name);
+	for (i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+		if (count_get(st, counts[i], &n, buf))
+			fprintf(r->held, " %ld", n);
+		else
+			fputs(" -", r->held);
+	}
+	fputc('\n', r->held);
+}
+
 /* A document's end: its lines are printed if it was whole, else forgotten. */
 static void
 row_end(int ok, void *arg)
@@ -622,12 +669,12 @@ row_end(int ok, void *arg)
 	struct rows *r = arg;
 
 	if (fflush(r->held) != 0)
-		die("cannot hold the pods' lines:");
+		die("cannot hold the lines read:");
 	if (ok && r->len > 0 && fwrite(r->buf, 1, r->len, r->out) != r->len)
-		die("cannot write the pods' lines:");
+		die("cannot write the lines read:");
 	/* a watch's reader acts on each event as it comes */
 	if (r->watch && fflush(r->out) != 0)
-		die("cannot write the pods' lines:");
+		die("cannot write the lines read:");
 	rewind(r->held);
 	r->len = 0;
 }
@@ -644,16 +691,14 @@ row_listed(const char *kind, const cJSON *list, void *arg)
 	snprintf(where, sizeof where, "%s: the %s", r->name, kind);
 	if (fprintf(r->out, "LIST %s\n", rv_of(j_get(list, "metadata"), where)) < 0 ||
 	    fflush(r->out) != 0)
-		die("cannot write the pods' lines:");
+		die("cannot write the lines read:");
 }
 
-int
-pods_print(const char *path, FILE *out, int watch)
+/* The rows of one kind: a budget's or a pod's reader. */
+static int
+rows_print(const char *path, FILE *out, int watch, struct doc_reader *dr, const char *kind)
 {
 	struct rows r;
-	struct doc_reader dr = { row_kinds, row_lists, "a List of Pods",
-		"; use kubectl get pods -o json", 0, 1, row_keys, row_item, row_end, NULL, watch,
-		row_listed, watch };
 	int rc;
 
 	memset(&r, 0, sizeof r);
@@ -661,16 +706,37 @@ pods_print(const char *path, FILE *out, int watch)
 	r.out = out;
 	r.watch = watch;
 	if ((r.held = open_memstream(&r.buf, &r.len)) == NULL)
-		die("cannot hold the pods' lines:");
-	dr.arg = &r;
-	rc = doc_each(path, &dr);
+		die("cannot hold the lines read:");
+	dr->arg = &r;
+	rc = doc_each(path, dr);
 	fclose(r.held);
 	free(r.buf);
 	if (rc != EXIT_CLEAN)
 		return EXIT_TROUBLE; /* the reader said why */
-	/* an answer with no list (an empty body, a lone Pod) is not "no pod";
+	/* an answer with no list (an empty body, a lone object) is not "none";
 	 * a watch may give no event at all */
 	if (!r.listed && !watch)
-		die("no PodList in %s: the pods were not read", r.name);
+		die("no %sList in %s: the %ss were not read", kind, r.name,
+		    strcmp(kind, "Pod") == 0 ? "pod" : "budget");
 	return EXIT_CLEAN;
+}
+
+int
+pods_print(const char *path, FILE *out, int watch)
+{
+	struct doc_reader dr = { row_kinds, row_lists, "a List of Pods",
+		"; use kubectl get pods -o json", 0, 1, row_keys, row_item, row_end, NULL, watch,
+		row_listed, watch };
+
+	return rows_print(path, out, watch, &dr, "Pod");
+}
+
+int
+budgets_print(const char *path, FILE *out, int watch)
+{
+	struct doc_reader dr = { brow_kinds, brow_lists, "a List of PodDisruptionBudgets",
+		"; use kubectl get pdb -o json", 0, 1, brow_keys, budget_row, row_end, NULL, watch,
+		row_listed, watch };
+
+	return rows_print(path, out, watch, &dr, "PodDisruptionBudget");
 }

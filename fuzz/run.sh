@@ -65,7 +65,7 @@ run() { # run TARGET SEEDS COMMAND...
 	}
 }
 
-targets=${*:-nodes-json nodes-yaml watch matrix lines pdb targets plan-facts plan-draws alerts}
+targets=${*:-nodes-json nodes-yaml watch matrix lines pdb rows targets plan-facts plan-draws alerts}
 found=0
 for t in $targets; do
 	case $t in
@@ -75,11 +75,12 @@ for t in $targets; do
 	matrix) run "$t" "$(seeds "$t")" "$B/matrix-grep" -D -m @@ "$fixed/lines.txt" ;;
 	lines) run "$t" "$(seeds "$t")" "$B/matrix-grep" -m "$fixed/matrix.csv" @@ ;;
 	pdb) run "$t" "$(seeds "$t" "$root"/t/data/pdb-*.json "$root"/t/data/pdb-lab.yaml)" "$B/pdb-check" -s lab-node-1 @@ ;;
+	rows) run "$t" "$(seeds "$t")" "$B/pdb-check" -b -w @@ ;;
 	targets) run "$t" "$(seeds "$t")" "$B/labels2tag" -u -t @@ "$fixed/nodes.json" ;;
 	plan-facts) run "$t" "$(seeds "$t")" "$B/rollout-plan" -D -v 550.90.07 -p 2 -u 50% @@ "$fixed/draws" ;;
 	plan-draws) run "$t" "$(seeds "$t")" "$B/rollout-plan" -D -v 550.90.07 -p 2 -u 50% "$fixed/facts" @@ ;;
 	alerts) run "$t" "$(seeds "$t")" "$B/alert-gate" -F -r 'Xid|Down' @@ ;;
-	*) echo "fuzz: unknown target $t (nodes-json nodes-yaml watch matrix lines pdb targets plan-facts plan-draws)" >&2; exit 2 ;;
+	*) echo "fuzz: unknown target $t (nodes-json nodes-yaml watch matrix lines pdb rows targets plan-facts plan-draws alerts)" >&2; exit 2 ;;
 	esac
 	n=$(find "$out/$t/default/crashes" "$out/$t/default/hangs" -type f ! -name README.txt 2>/dev/null | wc -l)
 	execs=$(sed -n 's/^execs_done *: //p' "$out/$t/default/fuzzer_stats" 2>/dev/null || echo '?')

@@ -180,12 +180,12 @@ t_err "is refused, named" \
 t_out "the events before it are printed" "MODIFIED 15 gpu-node-1 team-a/trainer-0 Running True 0"
 t_run pdb-check -w w-events.json
 t_rc 2 "-w without -p"
-t_err "is a usage error" "pdb-check: -w reads a watch of pods: it goes with -p" \
-	"usage: pdb-check [-s] [-y policies] node [file] | -a [-s] [-y policies] [file] | -p [-w] [file]"
+t_err "is a usage error" "pdb-check: -w reads a watch of pods or of budgets: it goes with -p or -b" \
+	"usage: pdb-check [-s] [-y policies] node [file] | -a [-s] [-y policies] [file] | -p [-w] [file] | -b [-w] [file]"
 
 t_run pdb-check -p -a pods.json
 t_rc 2 "-p with -a"
-t_err "is a usage error" "usage: pdb-check [-s] [-y policies] node [file] | -a [-s] [-y policies] [file] | -p [-w] [file]"
+t_err "is a usage error" "usage: pdb-check [-s] [-y policies] node [file] | -a [-s] [-y policies] [file] | -p [-w] [file] | -b [-w] [file]"
 t_run pdb-check -p pods.json pods.json
 t_rc 2 "-p with two files"
 t_done
