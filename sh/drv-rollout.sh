@@ -332,9 +332,11 @@ tick=1
 # acts on each class, as the GPU Operator's ApplyState does).
 # act_blocked: the BLOCKED nodes.  One a pod no budget holds refuses is
 # skipped (no wait lifts it); the others are waited for (-w, from when the
-# plan first found them blocked) while the rest go on, then skipped.  A node
-# no longer blocked waits afresh if it is again.
+# plan first found them blocked) while the rest go on, then skipped
+# ($blocked_left: the seconds until the first of them is).  A node no
+# longer blocked waits afresh if it is again.
 act_blocked() {
+	blocked_left=
 	sed -n 's/^BLOCKED //p' "$tmp/plan" >"$tmp/blocked"
 	table_awk 'FILENAME == ARGV[1] { b[$1] = 1; next }
 		$t_since != "." && !($t_node in b) { print $t_node, "since=." }' "$tmp/blocked" "$tmp/table" >"$tmp/unblocked"
@@ -354,6 +356,8 @@ act_blocked() {
 			if [ "$budget_wait" -gt 0 ]; then blocked "$bn" "(after ${budget_wait}s, -w)"; else blocked "$bn"; fi
 		else
 			waiting=1
+			bl=$((first + budget_wait - now))
+			[ -n "$blocked_left" ] && [ "$blocked_left" -le "$bl" ] || blocked_left=$bl
 		fi
 	done <"$tmp/blocked"
 }
@@ -368,6 +372,16 @@ act_waiting() {
 	emit "$tmp/stdout" 0
 	: >"$tmp/stdout"
 	[ ! -s "$tmp/waits" ] || table_apply <"$tmp/waits"
+}
+# bw_wake: while nodes wait, the budgets they need watched (bw_arm): then
+# $pace_wake is a gate's own time, or the first -w that runs out, or 0 (the
+# watch's end wakes the run); else the 5-s look stands.
+bw_wake() {
+	bw_arm || return 0
+	[ "$pace_timed" = 1 ] || pace_wake=0
+	[ -n "$blocked_left" ] || return 0
+	[ "$blocked_left" -ge 1 ] || blocked_left=1
+	[ "$pace_wake" != 0 ] && [ "$pace_wake" -le "$blocked_left" ] || pace_wake=$blocked_left
 }
 # act_start: the nodes to START, each its drv-upgrade.sh.
 act_start() {
@@ -419,6 +433,7 @@ while :; do
 				say "nothing under way, and $pace_why: the run ends here (-x); run it again then: $rerun"
 				if [ "$n_failed_run" = 0 ] && [ "$(count FAILED)" = 0 ]; then summary "$pace_out"; else summary 1; fi
 			fi
+			bw_wake
 			pace_sleep
 			[ "$(time_left)" -gt 5 ] || gpudrv_abort "the run's deadline came ($gpudrv_why) while nodes waited (${pace_waits:-for their budgets})"
 			facts_or_die
@@ -428,9 +443,15 @@ while :; do
 		break
 	fi
 	# Until a node ends; while a node waits for a budget (or a drain the
-	# budgets refuse), a new look every 5 seconds as well.
+	# budgets refuse), a new look when one of those budgets changes (or
+	# every 5 seconds, bw_wake), or when a gate is worth judging again.
 	wake=0
-	[ "$waiting" = 0 ] || [ -n "$halt" ] || wake=$pace_wake
+	if [ "$waiting" = 1 ] && [ -z "$halt" ]; then
+		bw_wake
+		wake=$pace_wake
+	else
+		bw_stop
+	fi
 	await "$wake"
 	if [ -z "$ended" ]; then
 		[ -n "$under" ] || continue

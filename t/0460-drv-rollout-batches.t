@@ -24,7 +24,7 @@ chmod +x x/bin/drv-upgrade.sh
 
 # cluster NODE...: GPU nodes on 535, schedulable, Ready, every one ok.
 cluster() {
-	rm -f down act.* hung.* up.log kubectl.log kubectl.pids
+	rm -f down act.* hung.* up.log kubectl.log kubectl.pids pdbs.watches pdbs.expired
 	for n; do set -- "$@" "$n:535.183.06::::True"; shift; done
 	t_fleet "$@"
 }
@@ -244,27 +244,40 @@ web_pair() {
 }
 
 # 3c. A node waiting for a budget is read once when it begins to wait, and
-# once when it would start, not at each look every 5 seconds: n1 (held in
-# its drain) and n2 share web, which allows one.
+# once when it would start; meanwhile the budgets are watched, from the
+# resourceVersion of the list the decision read, and nothing else is asked
+# (no look every 5 seconds): n1 (held in its drain) and n2 share web, which
+# allows one, and web does not change.
 web_pair gate
+rv0=$(cksum <pdbs.json) rv0=${rv0%% *}
 t_until 30 grep -q '^wait n2 budget team/web$' out
 t_ok $? "n2 waits for web while n1 is under way"
+t_until 10 test -s pdbs.watches
+t_ok $? "the budgets are watched"
 sleep 11
+grep -v -e ' leases\.coordination' -e ' replace -f ' kubectl.log >during.log
 : >go.n1
 t_wait 60
 t_rc 0 "then n2 goes too"
-t_is "n2's pods were read twice over the wait (two or more looks at the nodes)" \
+t_is "n2's pods were read twice over the wait" \
 	"$(grep -c 'get --raw /api/v1/pods?fieldSelector=spec.nodeName%3Dn2$' kubectl.log)" 2
-t_ok "$([ "$(grep -c 'get --raw /api/v1/nodes?' kubectl.log)" -ge 4 ]; echo $?)" "(the nodes were looked at again meanwhile)"
-rm -f pods.json pdbs.json
+t_run sed -n 's/^.* get --raw //; /poddisruptionbudgets?resourceVersion=/,$p' during.log
+t_out "once the watch began, nothing else was asked in 11 s (the lease aside)" \
+	"/apis/policy/v1/poddisruptionbudgets?resourceVersion=$rv0&watch=1&timeoutSeconds=30"
+t_is "one watch, from the list's resourceVersion" "$(cat pdbs.watches)" "$rv0"
+t_run grep -c 'get --raw /api/v1/nodes?' during.log
+t_out "(the nodes were listed before it)" 1
+rm -f pods.json pdbs.json pdbs.watches
 
 # 3d. A node under way draws on a budget only while its pods of it are on
 # it: n1's pod of web is evicted while n1 goes on (held until go.n1); n2,
 # waiting for web, goes on waiting while web allows none, and starts once
 # the replacement is Ready (web allows one again), before n1 ends.
 web_pair evict
+rv0=$(cksum <pdbs.json) rv0=${rv0%% *}
 t_until 30 test -e evicted.n1
 t_ok $? "n1's pod of web is evicted"
+rv1=$(cksum <pdbs.json) rv1=${rv1%% *}
 t_until 30 grep -q '^wait n2 budget team/web$' out
 t_ok $? "n2 waits for web"
 sleep 6
@@ -276,13 +289,19 @@ t_is "n1 still under way then" "$(awk -F '\t' '$1 == "n1" { print $3 }' facts)" 
 : >go.n1
 t_wait 60
 t_rc 0 "both done"
-rm -f pods.json pdbs.json evicted.n1 go.n1
+t_is "web watched from the list's resourceVersion, then, after the eviction's event, from the list the look made" \
+	"$(uniq pdbs.watches | tr '\n' ' ')" "$rv0 $rv1 "
+rm -f pods.json pdbs.json pdbs.watches evicted.n1 go.n1
 
 # 3e. The same eviction landing between the rollout's reads, as it reads
 # n1's pods: a budget read before the pods would still allow one, and n2
 # would start into a budget that allows none.  The budgets are read after
 # the pods: n2 waits until the replacement is Ready.
 web_pair race
+# (n2 waits with the budgets watched; a change of web that matters to no
+# decision, a label, is an event: the look it brings reads n1's pods)
+t_until 30 test -s pdbs.watches
+sed 's/"generation":1}/"generation":1,"labels":{"touched":"yes"}}/' pdbs.json >pdbs.new && mv pdbs.new pdbs.json
 t_until 30 test -e evicted.n1
 t_ok $? "n1's pod of web is evicted as the rollout reads n1's pods"
 sleep 6
@@ -293,7 +312,87 @@ t_ok $? "n2 starts once web allows one, n1 still under way"
 : >go.n1
 t_wait 60
 t_rc 0 "both done"
-rm -f pods.json pdbs.json evicted.n1 go.n1
+rm -f pods.json pdbs.json pdbs.watches evicted.n1 go.n1
+
+# 3f. Where the budgets cannot be watched: a Role without watch on them
+# (said once, then a look every 5 s, as before); a watch from a
+# resourceVersion too old (410 Expired: the budgets listed again, the watch
+# begun from that list, nothing said).
+FAKE_PDB_WATCH=forbidden
+export FAKE_PDB_WATCH
+web_pair gate
+t_until 30 grep -q '^wait n2 budget team/web$' out
+t_ok $? "forbidden: n2 waits for web"
+sleep 11
+: >go.n1
+t_wait 60
+t_rc 0 "forbidden: both done"
+t_grep "it says so, and what to grant" err \
+	'^drv-rollout.sh: warning: the API refuses to watch the budgets: Error from server (Forbidden): poddisruptionbudgets.policy is forbidden: .*; a look every 5 s instead while a node waits for one (add watch to the poddisruptionbudgets rule of the Role: deploy/20-upgrader.yaml)$'
+t_is "once" "$(grep -c 'refuses to watch' err)" 1
+t_is "one watch asked" "$(grep -c . pdbs.watches)" 1
+t_ok "$([ "$(grep -c 'get --raw /api/v1/nodes?' kubectl.log)" -ge 4 ]; echo $?)" "the nodes looked at again meanwhile (every 5 s)"
+rm -f pods.json pdbs.json pdbs.watches
+FAKE_PDB_WATCH=410
+web_pair gate
+rv0=$(cksum <pdbs.json) rv0=${rv0%% *}
+t_until 30 grep -q '^wait n2 budget team/web$' out
+t_until 10 sh -c '[ "$(cat pdbs.watches 2>/dev/null | grep -c .)" -ge 2 ]'
+t_ok $? "410: a second watch"
+sleep 3
+: >go.n1
+t_wait 60
+t_rc 0 "410: both done"
+t_is "each from the list's resourceVersion" "$(tr '\n' ' ' <pdbs.watches)" "$rv0 $rv0 "
+t_run sed -n 's/^.* get --raw //; /poddisruptionbudgets?resourceVersion=/,$p' kubectl.log
+t_grep "the budgets listed again between the two" out "^/apis/policy/v1/poddisruptionbudgets$"
+t_run grep -e 'watch' -e 'Expired' err
+t_out "nothing said of it"
+unset FAKE_PDB_WATCH
+rm -f pods.json pdbs.json pdbs.watches pdbs.expired
+
+# 3g. A node its budget blocks, nothing under way, -w 60: it waits with the
+# budget watched, and starts once the budget allows it, long before -w
+# runs out; no look meanwhile.
+cluster n1
+web_budget
+sed 's/"disruptionsAllowed":1/"disruptionsAllowed":0/' pdbs.json >pdbs.new && mv pdbs.new pdbs.json
+web_pods w-1:n1 w-2:n3
+t_bg "$R" $T_DRAIN -L -p 1 -u 100% -w 60 -m "$M" "$NEW"
+t_until 30 test -s pdbs.watches
+t_ok $? "n1 blocked by web: the budgets watched"
+sleep 6
+grep -v -e ' leases\.coordination' -e ' replace -f ' kubectl.log >during.log
+t_is "not started while web allows none" "$(grep -c '^start ' out)" 0
+sed 's/"disruptionsAllowed":0/"disruptionsAllowed":1/' pdbs.json >pdbs.new && mv pdbs.new pdbs.json
+t_wait 30
+t_rc 0 "n1 starts once web allows one, and is done"
+t_grep "n1 done" out '^done 1 failed 0 skipped 0 left 0$'
+t_run sed -n 's/^.* get --raw //; /poddisruptionbudgets?resourceVersion=/,$p' during.log
+t_out "while it waited, the watch alone" "$(sed -n '1s/^/\/apis\/policy\/v1\/poddisruptionbudgets?resourceVersion=/p' pdbs.watches)&watch=1&timeoutSeconds=30"
+rm -f pods.json pdbs.json pdbs.watches
+
+# 3h. SIGTERM while a node waits with the budgets watched: the run stops
+# as on any signal, and nothing of it, the watch's kubectl among them, is
+# left running (the run in a process group of its own: setsid).
+cluster n1 n2
+echo gate >act.n1
+web_budget
+web_pods w-1:n1 w-2:n2
+: >"$STANDIN/pids"
+setsid "$R" $T_DRAIN -L -p 2 -u 100% -m "$M" "$NEW" >out 2>err &
+t_pid=$!
+t_until 30 test -s pdbs.watches
+t_ok $? "n2 waits, the budgets watched"
+kill -TERM "$t_pid"
+t_wait 20
+t_rc 2 "SIGTERM"
+t_grep "says so" err "^drv-rollout.sh: interrupted by SIGTERM$"
+t_until 5 sh -c "! $(command -v ps) -eo pgid=,stat= | awk -v g=$t_pid '\$1 == g && \$2 !~ /^Z/' | grep -q ."
+t_ok $? "nothing of its process group is left running"
+t_none_alive "no kubectl left running (the watch's among them)" "$STANDIN/pids"
+t_none_alive "no drv-upgrade.sh stand-in left running" kubectl.pids
+rm -f pods.json pdbs.json pdbs.watches
 
 # 4. The API goes away after a node ends: exit 2, no summary made up, the
 # node named as its run last saw it.

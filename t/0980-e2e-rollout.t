@@ -440,6 +440,33 @@ t_run grep 'lab-node-1=true lab-node-2=true' samples
 t_out "never lab-node-1 and lab-node-2 cordoned together (their budget allows one)"
 t_run grep -c -e 'lab-node-0=true lab-node-1=true' -e 'lab-node-0=true lab-node-1=[a-z]* lab-node-2=true' samples
 t_is "both slots were used at once (lab-node-0 held, another node cordoned beside it)" "$([ "$(cat out)" -gt 0 ] && echo yes)" yes
+
+# The budgets watched: lab-node-1 and lab-node-2 alone (a label picks
+# them, -l), -p 2: lab-node-2 waits for pair while lab-node-1 is under way,
+# and the run watches the budgets meanwhile rather than looking every 5 s
+# (every kubectl call logged).
+e2e_until 90 settled3
+t_ok $? "pair settled again"
+kubectl label node lab-node-1 lab-node-2 gpudrv.test/pair=yes >/dev/null
+printf '%s\n' 590,5.15.0-119-generic,ubuntu22.04 590,5.15.0-107-generic,ubuntu22.04 \
+	590,6.8.0-45-generic,ubuntu24.04 >>lab.csv
+cat >logged-kubectl <<'STUB'
+#!/bin/sh
+printf '%s\n' "$*" >>"${0%/*}/kubectl.calls"
+exec kubectl "$@"
+STUB
+chmod +x logged-kubectl
+: >kubectl.calls
+t_run env KUBECTL="$PWD/logged-kubectl" drv-rollout.sh -L $T_DRAIN -l gpudrv.test/pair=yes -p 2 -u 2 -w 60 -t 300 \
+	-m "$PWD/lab.csv" 590.10.01
+t_rc 0 "pair's two nodes, one after the other"
+t_grep "lab-node-2 waited for pair" out '^wait lab-node-2 budget gpu-drv/pair$'
+t_grep "the summary" out '^done 2 failed 0 skipped 0 left 0$'
+t_grep "the budgets watched meanwhile, from a list's resourceVersion" kubectl.calls \
+	' get --raw /apis/policy/v1/poddisruptionbudgets?resourceVersion=[0-9][0-9]*&watch=1&timeoutSeconds=30$'
+t_run grep -e 'warning' -e 'watch' err
+t_out "nothing said of the watch"
+kubectl label node lab-node-1 lab-node-2 gpudrv.test/pair- >/dev/null
 ns delete deployment pair --wait=true >/dev/null
 ns delete pdb pair >/dev/null
 

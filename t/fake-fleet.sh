@@ -8,6 +8,12 @@ if [ -e "$D/down" ]; then
 	exit 1
 fi
 list() { if [ -f "$D/$1" ]; then cat "$D/$1"; else echo "{\"kind\":\"$2\",\"apiVersion\":\"v1\",\"items\":[]}"; fi; }
+# pdbs_rv: the budgets' resourceVersion in $rv: the sum of pdbs.json (0 when
+# there is none).
+pdbs_rv() {
+	rv=0
+	[ ! -f "$D/pdbs.json" ] || rv=$(cksum <"$D/pdbs.json") rv=${rv%% *}
+}
 # nodes [SEL]: the NodeList of ./facts (only the nodes SEL names).
 nodes() {
 	awk -F '\t' -v sel="${1:-}" '
@@ -35,7 +41,55 @@ case $* in
 *" config view "*) echo https://127.0.0.1:6443 ;;
 *" get --raw /api/v1/nodes?labelSelector=nvidia.com%2Fgpu.present%3Dtrue") nodes ;;
 *" get --raw /api/v1/nodes?labelSelector=nvidia.com%2Fgpu.present%3Dtrue%2C"*) nodes "$D/sel" ;;
-*" get --raw /apis/policy/v1/poddisruptionbudgets") list pdbs.json PodDisruptionBudgetList ;;
+*" get --raw /apis/policy/v1/poddisruptionbudgets")
+	# The budgets, their list's resourceVersion the sum of pdbs.json
+	# (pdbs_rv): a watch from it sees each change made since.
+	pdbs_rv
+	list pdbs.json PodDisruptionBudgetList | sed "1s/\"metadata\":{}/\"metadata\":{\"resourceVersion\":\"$rv\"}/"
+	;;
+*" get --raw /apis/policy/v1/poddisruptionbudgets?resourceVersion="*"&watch=1&timeoutSeconds="*)
+	# The budgets watched from a resourceVersion (each asked for, a line of
+	# ./pdbs.watches): while pdbs.json differs from the one of that
+	# resourceVersion, a MODIFIED event of each of its budgets, until
+	# timeoutSeconds.  FAKE_PDB_WATCH: "forbidden", RBAC refuses every
+	# watch; "410", the first watch answers an ERROR event (Expired).
+	a=$*
+	from=${a##*resourceVersion=}
+	from=${from%%&*}
+	echo "$from" >>"$D/pdbs.watches"
+	case ${FAKE_PDB_WATCH:-} in
+	forbidden)
+		echo 'Error from server (Forbidden): poddisruptionbudgets.policy is forbidden: User "system:serviceaccount:gpudrv:upgrader" cannot watch resource "poddisruptionbudgets" in API group "policy" at the cluster scope' >&2
+		exit 1
+		;;
+	410)
+		if ! [ -e "$D/pdbs.expired" ]; then
+			: >"$D/pdbs.expired"
+			echo '{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old resource version: '"$from"' (99)","reason":"Expired","code":410}}'
+			exit 0
+		fi
+		;;
+	esac
+	read -r up _ </proc/uptime
+	end=$((${up%.*} + ${a##*timeoutSeconds=}))
+	while :; do
+		pdbs_rv
+		if [ "$rv" != "$from" ] && [ -f "$D/pdbs.json" ]; then
+			RV=$rv perl -MJSON::PP -0777 -ne '
+				my $j = JSON::PP->new->canonical;
+				for my $b (@{ $j->decode($_)->{items} }) {
+					$b->{kind} = "PodDisruptionBudget";
+					$b->{apiVersion} = "policy/v1";
+					$b->{metadata}{resourceVersion} = $ENV{RV};
+					print $j->encode({ type => "MODIFIED", object => $b }), "\n";
+				}' "$D/pdbs.json"
+			from=$rv
+		fi
+		read -r up _ </proc/uptime
+		[ "${up%.*}" -lt "$end" ] || exit 0
+		sleep 0.2
+	done
+	;;
 *" get --raw /apis/nvidia.com/"*)
 	a=$*
 	f=$D/${a##*/}.json

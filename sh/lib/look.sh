@@ -162,6 +162,7 @@ decide() {
 			say "cannot list the budgets"
 			stop_rollout 2
 		fi
+		bw_listed=1
 		cp "$tmp/budgets" "$tmp/pp"
 		while read -r bn; do
 			# (A node under way keeps the look its run was started on.)
@@ -182,4 +183,134 @@ decide() {
 		mv "$tmp/draws.new" "$tmp/draws"
 		cat "$tmp/stale" >>"$tmp/fresh"
 	done
+}
+
+# The budgets watched while a node waits for one (bw_*).  A node that waits
+# for a budget (WAIT budget), or that its budgets block and -w lets wait
+# (BLOCKED), is judged again when one of those budgets changes: the waker, a
+# subshell in the background, watches the budgets (watch_until, pdb-check -b
+# -w) from the resourceVersion of the last list, and ends at the first event
+# of one of them, or at the end of its watch ($bw_resync seconds, a new look
+# then all the same, as an informer's resync); the rollout then looks again.
+# Where the watch cannot be had (a Role without watch on the budgets, said
+# once; a list with no resourceVersion; less than 2 s after the last watch
+# began, unless it ended at an event it waited for), a look every 5 s, as
+# before.
+bw_pid=      # the waker's pid, while it runs or until it is waited for
+bw_for=      # " ns/name ... ": the budgets it watches for
+bw_names=    # the same, as the plan of this moment needs them (bw_want)
+bw_rv=       # where the next watch starts: the last resourceVersion one gave
+bw_listed=0  # 1: decide listed the budgets ($tmp/budgets) since a watch began
+bw_off=0     # 1: the API refuses to watch the budgets
+bw_at=       # when the last watch began (gpudrv_clock)
+bw_said=     # the last failure said
+bw_resync=30
+gpudrv_hooks="$gpudrv_hooks bw_stop"
+
+# bw_want: $bw_names from the plan: the budgets WAIT lines name, and those
+# that block a BLOCKED node ($tmp/draws' BLOCKS lines).
+bw_want() {
+	bw_names=$(awk 'FILENAME == ARGV[1] {
+			if ($1 == "WAIT" && $3 == "budget") w[$4] = 1
+			if ($1 == "BLOCKED") b[$2] = 1
+			next
+		}
+		($1 in b) && $3 == "BLOCKS" { w[$2] = 1 }
+		END { for (n in w) { printf " %s", n; k++ } if (k) printf " " }' "$tmp/plan" "$tmp/draws")
+}
+
+# bw_arm: a waker for $bw_names running (status 0), one already running
+# kept if it watches for each of them; status 1 where there is none (the
+# caller looks again in 5 s).
+bw_arm() {
+	bw_want
+	if [ "$bw_off" = 1 ] || [ -z "$bw_names" ]; then
+		bw_stop
+		return 1
+	fi
+	if [ -n "$bw_pid" ] && kill -0 "$bw_pid" 2>/dev/null; then
+		for bw_n in $bw_names; do
+			case $bw_for in *" $bw_n "*) ;; *) bw_n= && break ;; esac
+		done
+		[ -z "$bw_n" ] || return 0
+	fi
+	bw_stop
+	[ "$bw_off" = 0 ] || return 1
+	gpudrv_clock
+	[ -z "$bw_at" ] || [ $((gpudrv_now - bw_at)) -ge 2 ] || return 1
+	# From the budgets as the last decision read them, else from where the
+	# last watch stopped, else from a list made now.
+	if [ "$bw_listed" = 1 ] || [ -z "$bw_rv" ]; then
+		if [ "$bw_listed" = 0 ] && ! get_list "$tmp/budgets" /apis/policy/v1/poddisruptionbudgets "the budgets"; then
+			return 1
+		fi
+		bw_listed=0
+		bw_rv=$("$pdb_check" -b -w "$tmp/budgets" 2>/dev/null | sed -n 's/^LIST //p')
+	fi
+	case $bw_rv in '' | -) bw_rv= && return 1 ;; esac
+	# (a watch ends before the run's deadline, never stopped by it)
+	gpudrv_time_left
+	bw_s=$bw_resync
+	[ "$bw_s" -le $((gpudrv_left - 2)) ] || bw_s=$((gpudrv_left - 2))
+	[ "$bw_s" -ge 1 ] || return 1
+	bw_for=$bw_names
+	bw_at=$gpudrv_now
+	rm -rf "$tmp/bw"
+	mkdir "$tmp/bw"
+	(
+		trap 'gpudrv_stop_children; exit 143' TERM
+		bw_files
+		watch_until "/apis/policy/v1/poddisruptionbudgets?resourceVersion=$bw_rv&watch=1" \
+			"$bw_s" bw_events bw_line
+	) >/dev/null 2>"$tmp/bw/sh.err" </dev/null 7>&- 8>&- &
+	bw_pid=$!
+}
+# bw_files: the waker's $tmp its own (watch_until's files are under $tmp).
+bw_files() {
+	tmp=$tmp/bw
+}
+# bw_events: the waker's filter; bw_line LINE: its reader of each line
+# ("TYPE RV ns/name allowed healthy desired expected"): the resourceVersion
+# kept ("rv RV"), and status 0 at an event of a budget of $bw_for.
+bw_events() {
+	"$pdb_check" -b -w
+}
+bw_line() {
+	# shellcheck disable=SC2086 # pdb-check's words, none a pattern
+	set -- $1
+	[ $# -ge 3 ] || return 1
+	case $1 in ADDED | MODIFIED | DELETED) ;; *) return 1 ;; esac
+	echo "rv $2"
+	case $bw_for in *" $3 "*) return 0 ;; esac
+	return 1
+}
+# bw_ended: the waker has ended (a look is due).
+bw_ended() {
+	[ -n "$bw_pid" ] && ! kill -0 "$bw_pid" 2>/dev/null
+}
+# bw_stop: the waker stopped (TERM, if it still runs) and waited for; the
+# last resourceVersion it saw kept; a watch that failed said, and the next
+# one starts from a new list (410 Expired too); one the API refuses said,
+# and none started again.
+bw_stop() {
+	[ -n "$bw_pid" ] || return 0
+	kill -TERM "$bw_pid" 2>/dev/null || :
+	bw_st=0
+	gpudrv_child=$bw_pid
+	gpudrv_wait 2>/dev/null || bw_st=$?
+	bw_pid=
+	[ ! -s "$tmp/bw/watch.rec" ] || bw_rv=$(sed -n '$s/^rv //p' "$tmp/bw/watch.rec")
+	# (after an event it waited for, the next watch may begin at once)
+	[ "$bw_st" != 0 ] || bw_at=
+	[ "$bw_st" = 2 ] || return 0
+	bw_rv=
+	if grep -q '(Forbidden)' "$tmp/bw/err" 2>/dev/null; then
+		bw_off=1
+		say "warning: the API refuses to watch the budgets: $(said "$tmp/bw/err"); a look every 5 s instead while a node waits for one (add watch to the poddisruptionbudgets rule of the Role: deploy/20-upgrader.yaml)"
+	elif ! grep -q -e 'code 410)' -e '(Expired)' "$tmp/bw/err" 2>/dev/null; then
+		# (the same failure again is not said again)
+		bw_why=$(said "$tmp/bw/err")
+		[ "$bw_why" = "$bw_said" ] || say "warning: cannot watch the budgets: $bw_why; looking again"
+		bw_said=$bw_why
+	fi
 }

@@ -130,8 +130,9 @@ start() {
 }
 
 # await SECONDS: until a node under way ends (its name into $ended, its
-# exit status into the table), or SECONDS have passed (0: no limit); its
-# state changes as they come.
+# exit status into the table), or the budgets' waker ends (look.sh's
+# bw_ended), or SECONDS have passed (0: no limit); its state changes as
+# they come.
 await() {
 	ended=
 	t0=$(date +%s)
@@ -151,6 +152,7 @@ await() {
 			ended="$ended ${np%%=*}"
 		done
 		[ -z "$ended" ] || break
+		! bw_ended || break
 		[ "$1" = 0 ] || [ $(($(date +%s) - t0)) -lt "$1" ] || break
 	done
 	progress
