@@ -694,10 +694,25 @@ row_listed(const char *kind, const cJSON *list, void *arg)
 		die("cannot write the lines read:");
 }
 
-/* The rows of one kind: a budget's or a pod's reader. */
+/* The rows of one kind: a pod's or a budget's reader, and its noun. */
+struct rowkind {
+	const char *const *kinds, *const *lists;
+	const char *what, *hint;
+	const struct kspec *keys;
+	void (*item)(const struct item *it, void *arg);
+	const char *noun;
+};
+static const struct rowkind pod_rows = { row_kinds, row_lists, "a List of Pods",
+	"; use kubectl get pods -o json", row_keys, row_item, "pod" };
+static const struct rowkind budget_rows = { brow_kinds, brow_lists,
+	"a List of PodDisruptionBudgets", "; use kubectl get pdb -o json", brow_keys, budget_row,
+	"budget" };
+
 static int
-rows_print(const char *path, FILE *out, int watch, struct doc_reader *dr, const char *kind)
+rows_print(const char *path, FILE *out, int watch, const struct rowkind *k)
 {
+	struct doc_reader dr = { k->kinds, k->lists, k->what, k->hint, 0, 1, k->keys, k->item,
+		row_end, NULL, watch, row_listed, watch };
 	struct rows r;
 	int rc;
 
@@ -707,8 +722,8 @@ rows_print(const char *path, FILE *out, int watch, struct doc_reader *dr, const 
 	r.watch = watch;
 	if ((r.held = open_memstream(&r.buf, &r.len)) == NULL)
 		die("cannot hold the lines read:");
-	dr->arg = &r;
-	rc = doc_each(path, dr);
+	dr.arg = &r;
+	rc = doc_each(path, &dr);
 	fclose(r.held);
 	free(r.buf);
 	if (rc != EXIT_CLEAN)
@@ -716,27 +731,18 @@ rows_print(const char *path, FILE *out, int watch, struct doc_reader *dr, const 
 	/* an answer with no list (an empty body, a lone object) is not "none";
 	 * a watch may give no event at all */
 	if (!r.listed && !watch)
-		die("no %sList in %s: the %ss were not read", kind, r.name,
-		    strcmp(kind, "Pod") == 0 ? "pod" : "budget");
+		die("no %sList in %s: the %ss were not read", k->kinds[0], r.name, k->noun);
 	return EXIT_CLEAN;
 }
 
 int
 pods_print(const char *path, FILE *out, int watch)
 {
-	struct doc_reader dr = { row_kinds, row_lists, "a List of Pods",
-		"; use kubectl get pods -o json", 0, 1, row_keys, row_item, row_end, NULL, watch,
-		row_listed, watch };
-
-	return rows_print(path, out, watch, &dr, "Pod");
+	return rows_print(path, out, watch, &pod_rows);
 }
 
 int
 budgets_print(const char *path, FILE *out, int watch)
 {
-	struct doc_reader dr = { brow_kinds, brow_lists, "a List of PodDisruptionBudgets",
-		"; use kubectl get pdb -o json", 0, 1, brow_keys, budget_row, row_end, NULL, watch,
-		row_listed, watch };
-
-	return rows_print(path, out, watch, &dr, "PodDisruptionBudget");
+	return rows_print(path, out, watch, &budget_rows);
 }
