@@ -450,13 +450,7 @@ t_ok $? "pair settled again"
 kubectl label node lab-node-1 lab-node-2 gpudrv.test/pair=yes >/dev/null
 printf '%s\n' 590,5.15.0-119-generic,ubuntu22.04 590,5.15.0-107-generic,ubuntu22.04 \
 	590,6.8.0-45-generic,ubuntu24.04 >>lab.csv
-cat >logged-kubectl <<'STUB'
-#!/bin/sh
-printf '%s\n' "$*" >>"${0%/*}/kubectl.calls"
-exec kubectl "$@"
-STUB
-chmod +x logged-kubectl
-: >kubectl.calls
+e2e_logged_kubectl
 t_run env KUBECTL="$PWD/logged-kubectl" drv-rollout.sh -L $T_DRAIN -l gpudrv.test/pair=yes -p 2 -u 2 -w 60 -t 300 \
 	-m "$PWD/lab.csv" 590.10.01
 t_rc 0 "pair's two nodes, one after the other"

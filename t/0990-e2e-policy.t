@@ -89,13 +89,7 @@ gpu_uid=$(uid_of gpu-a)
 # go (every kubectl call logged).
 gpu_pod=pod/$(ns get pods -l app=gpu-a -o jsonpath='{.items[0].metadata.name}')
 ns patch "$gpu_pod" --type=merge -p '{"metadata":{"finalizers":["gpudrv.test/hold"]}}' >/dev/null
-cat >logged-kubectl <<'STUB'
-#!/bin/sh
-printf '%s\n' "$*" >>"${0%/*}/kubectl.calls"
-exec kubectl "$@"
-STUB
-chmod +x logged-kubectl
-: >kubectl.calls
+e2e_logged_kubectl
 KUBECTL=$PWD/logged-kubectl drv-upgrade.sh -L -N -m "$M" lab-node-1 550.90.07 >out 2>err &
 up_pid=$!
 # shellcheck disable=SC2016 # expanded by the inner sh

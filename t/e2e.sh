@@ -208,6 +208,19 @@ e2e_gpudrv_ns() {
 	kubectl get namespace gpudrv >/dev/null 2>&1 || e2e_namespace gpudrv
 }
 
+# e2e_logged_kubectl: ./logged-kubectl, the sandbox's kubectl that first
+# writes each call's arguments, a line, to ./kubectl.calls (emptied now):
+# KUBECTL=$PWD/logged-kubectl, for a test that counts what a script asks.
+e2e_logged_kubectl() {
+	cat >logged-kubectl <<'STUB'
+#!/bin/sh
+printf '%s\n' "$*" >>"${0%/*}/kubectl.calls"
+exec kubectl "$@"
+STUB
+	chmod +x logged-kubectl
+	: >kubectl.calls
+}
+
 # e2e_holder NODE: in gpu-drv, a Deployment's pod on NODE that never finishes
 # terminating (a finalizer): a drain of NODE waits for it until its timeout.
 # e2e_holder_release lets it go.
