@@ -373,10 +373,16 @@ act_waiting() {
 	: >"$tmp/stdout"
 	[ ! -s "$tmp/waits" ] || table_apply <"$tmp/waits"
 }
-# bw_wake: while nodes wait, the budgets they need watched (bw_arm): then
-# $pace_wake is a gate's own time, or the first -w that runs out, or 0 (the
-# watch's end wakes the run); else the 5-s look stands.
+# bw_wake: while nodes wait and no gate holds every start, the budgets they
+# need watched (bw_arm): then $pace_wake is a gate's own time, or the first
+# -w that runs out, or 0 (the watch's end wakes the run); else the 5-s look
+# (or the gate's time) stands.
 bw_wake() {
+	# (none while a gate holds every start: the gate says when to look)
+	if [ -n "$pace_why" ]; then
+		bw_stop
+		return 0
+	fi
 	bw_arm || return 0
 	[ "$pace_timed" = 1 ] || pace_wake=0
 	[ -n "$blocked_left" ] || return 0

@@ -104,6 +104,28 @@ t_grep "it said it waits" err "^drv-rollout.sh: no node starts: the window (.*) 
 t_is "both started" "$(started)" "n1 n2 "
 t_is "none before the window opened" "$(awk -v o="$opens" '$2 < o' starts)" ""
 
+# 4b. While the window holds every start, the budgets the plan's waiting
+# nodes need are not watched (the window says when to look): n1 and n2
+# share web, which allows one; once the window opens, n1 starts and n2
+# waits for web, watched.
+cluster n1 n2
+printf '{"kind":"PodDisruptionBudgetList","apiVersion":"policy/v1","metadata":{},"items":[%s]}\n' \
+	'{"metadata":{"name":"web","namespace":"team","generation":1},"spec":{"maxUnavailable":1,"selector":{"matchLabels":{"app":"web"}}},"status":{"observedGeneration":1,"currentHealthy":2,"desiredHealthy":1,"disruptionsAllowed":1,"expectedPods":2}}' >pdbs.json
+web_pod() { # web_pod NAME NODE: a pod of web, a line of pods.json
+	printf '{"metadata":{"name":"%s","namespace":"team","labels":{"app":"web"},"ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"web-rs","uid":"u","controller":true}]},"spec":{"nodeName":"%s"},"status":{"phase":"Running","conditions":[{"type":"Ready","status":"True"}]}}' "$1" "$2"
+}
+printf '{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[\n%s\n,%s\n]}\n' "$(web_pod w-1 n1)" "$(web_pod w-2 n2)" >pods.json
+rm -f pdbs.watches
+opens=$(($(date +%s) + 10))
+t_bg "$R" $T_DRAIN -L -p 2 -u 100% -W "* $(date -u -d "@$opens" +%H:%M:%S) $(hms 3600)" -m "$M" "$NEW"
+while [ "$(date +%s)" -lt $((opens - 1)) ]; do sleep 0.2; done
+t_ok "$([ ! -e pdbs.watches ]; echo $?)" "the window closed: no budget watched"
+t_wait 60
+t_rc 0 "then both, one after the other"
+t_grep "n2 waited for web" out '^wait n2 budget team/web$'
+t_ok "$([ -s pdbs.watches ]; echo $?)" "the window open: web watched while n2 waited"
+rm -f pods.json pdbs.json pdbs.watches
+
 # 5. A window that closes mid-run (12 seconds from now): the node under
 # way, held past it, ends; none starts after; -x ends the run then.
 cluster n1 n2 n3

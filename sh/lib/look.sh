@@ -113,8 +113,8 @@ plan() {
 # A node's draws in $tmp/draws may be those of an earlier look (evicted
 # pods land on other nodes): the pods of each node the plan acts on are
 # read again (GET its pods, field-selected; then the budgets, once a pass),
-# its lines of $tmp/draws replaced and every budget's allowed count set to
-# the one just read, and the plan made again, until it acts on no node
+# its lines of $tmp/draws replaced and the allowed count of every budget
+# they draw on set to the one just read, and the plan made again, until it acts on no node
 # judged on an older look.  A node that goes on waiting for the budget its
 # wait record named (the table's wait) is not read again for it: it is when
 # it would start, or be found blocked.  But a node under way draws on a
@@ -128,6 +128,7 @@ plan() {
 # drv-upgrade.sh takes them (-b).
 decide() {
 	: >"$tmp/fresh"
+	dc_first=1
 	while :; do
 		plan "$tmp/plan" "$tmp/draws" || stop_rollout 2
 		table_awk 'FILENAME == ARGV[1] { w[$t_node] = $t_wait; if ($t_pid != "." && $t_rc == ".") run[$t_node] = 1; next }
@@ -162,7 +163,13 @@ decide() {
 			say "cannot list the budgets"
 			stop_rollout 2
 		fi
-		bw_listed=1
+		# (the first list of the decision, the oldest it judges by: where
+		# the budgets' watch begins)
+		if [ "$dc_first" = 1 ]; then
+			cp "$tmp/budgets" "$tmp/bw.list"
+			dc_first=0
+			bw_listed=1
+		fi
 		cp "$tmp/budgets" "$tmp/pp"
 		while read -r bn; do
 			# (A node under way keeps the look its run was started on.)
@@ -189,23 +196,27 @@ decide() {
 # for a budget (WAIT budget), or that its budgets block and -w lets wait
 # (BLOCKED), is judged again when one of those budgets changes: the waker, a
 # subshell in the background, watches the budgets (watch_until, pdb-check -b
-# -w) from the resourceVersion of the last list, and ends at the first event
-# of one of them, or at the end of its watch ($bw_resync seconds, a new look
-# then all the same, as an informer's resync); the rollout then looks again.
-# Where the watch cannot be had (a Role without watch on the budgets, said
-# once; a list with no resourceVersion; less than 2 s after the last watch
-# began, unless it ended at an event it waited for), a look every 5 s, as
+# -w) from the resourceVersion of the first list the last decision read (the
+# oldest it judged by: a change after it is told, none is lost), and ends at
+# the first change of one of them (ADDED, DELETED, or its status's counts
+# other than the list's), or at the end of its watch ($bw_resync seconds, a
+# new look then all the same, as an informer's resync); the rollout then
+# looks again.  None while a gate holds every start (the gate says when to
+# look).  Where the watch cannot be had (a Role without watch on the
+# budgets, said once; a list with no resourceVersion; less than 2 s after
+# the last watch began, unless it ended at a change), a look every 5 s, as
 # before.
 bw_pid=      # the waker's pid, while it runs or until it is waited for
 bw_for=      # " ns/name ... ": the budgets it watches for
-bw_names=    # the same, as the plan of this moment needs them (bw_want)
-bw_rv=       # where the next watch starts: the last resourceVersion one gave
-bw_listed=0  # 1: decide listed the budgets ($tmp/budgets) since a watch began
+bw_known=    # " ns/name:allowed:healthy:desired:expected ...": theirs in the list
+bw_names=    # the budgets the plan of this moment waits for (bw_want)
+bw_rv=       # where the watch begins: the list's resourceVersion
+bw_listed=0  # 1: decide listed the budgets ($tmp/bw.list) since a watch began
 bw_off=0     # 1: the API refuses to watch the budgets
 bw_at=       # when the last watch began (gpudrv_clock)
 bw_said=     # the last failure said
 bw_resync=30
-gpudrv_hooks="$gpudrv_hooks bw_stop"
+gpudrv_hooks="$gpudrv_hooks bw_quiet"
 
 # bw_want: $bw_names from the plan: the budgets WAIT lines name, and those
 # that block a BLOCKED node ($tmp/draws' BLOCKS lines).
@@ -238,16 +249,19 @@ bw_arm() {
 	[ "$bw_off" = 0 ] || return 1
 	gpudrv_clock
 	[ -z "$bw_at" ] || [ $((gpudrv_now - bw_at)) -ge 2 ] || return 1
-	# From the budgets as the last decision read them, else from where the
-	# last watch stopped, else from a list made now.
-	if [ "$bw_listed" = 1 ] || [ -z "$bw_rv" ]; then
-		if [ "$bw_listed" = 0 ] && ! get_list "$tmp/budgets" /apis/policy/v1/poddisruptionbudgets "the budgets"; then
-			return 1
-		fi
-		bw_listed=0
-		bw_rv=$("$pdb_check" -b -w "$tmp/budgets" 2>/dev/null | sed -n 's/^LIST //p')
+	# From the first list of the last decision, else from a list made now.
+	if [ "$bw_listed" = 0 ] && ! get_list "$tmp/bw.list" /apis/policy/v1/poddisruptionbudgets "the budgets"; then
+		return 1
 	fi
-	case $bw_rv in '' | -) bw_rv= && return 1 ;; esac
+	bw_listed=0
+	"$pdb_check" -b -w "$tmp/bw.list" >"$tmp/bw.lines" 2>/dev/null || return 1
+	# (the list's resourceVersion, then its counts of the budgets waited for)
+	bw_known=$(awk -v want="$bw_names" '$1 == "LIST" { rv = $2; next }
+		$1 == "ITEM" && index(want, " " $3 " ") { k = k " " $3 ":" $4 ":" $5 ":" $6 ":" $7 }
+		END { print rv k " " }' "$tmp/bw.lines")
+	bw_rv=${bw_known%% *}
+	bw_known=" ${bw_known#* }"
+	case $bw_rv in '' | -) return 1 ;; esac
 	# (a watch ends before the run's deadline, never stopped by it)
 	gpudrv_time_left
 	bw_s=$bw_resync
@@ -258,7 +272,13 @@ bw_arm() {
 	rm -rf "$tmp/bw"
 	mkdir "$tmp/bw"
 	(
-		trap 'gpudrv_stop_children; exit 143' TERM
+		# TERM (bw_stop) or HUP: its kubectl and reader stopped with it
+		# (fd 5 let go first: the reader ends as kubectl does); the run's
+		# own way out (abort) never taken here.
+		trap 'exec 5>&-; gpudrv_stop_children; exit 143' HUP TERM
+		gpudrv_stopping=1
+		under=
+		under_pids=
 		bw_files
 		watch_until "/apis/policy/v1/poddisruptionbudgets?resourceVersion=$bw_rv&watch=1" \
 			"$bw_s" bw_events bw_line
@@ -270,28 +290,29 @@ bw_files() {
 	tmp=$tmp/bw
 }
 # bw_events: the waker's filter; bw_line LINE: its reader of each line
-# ("TYPE RV ns/name allowed healthy desired expected"): the resourceVersion
-# kept ("rv RV"), and status 0 at an event of a budget of $bw_for.
+# ("TYPE RV ns/name allowed healthy desired expected"): status 0 at a
+# change of a budget of $bw_for.
 bw_events() {
 	"$pdb_check" -b -w
 }
 bw_line() {
 	# shellcheck disable=SC2086 # pdb-check's words, none a pattern
 	set -- $1
-	[ $# -ge 3 ] || return 1
-	case $1 in ADDED | MODIFIED | DELETED) ;; *) return 1 ;; esac
-	echo "rv $2"
-	case $bw_for in *" $3 "*) return 0 ;; esac
-	return 1
+	[ $# -ge 7 ] || return 1
+	case $bw_for in *" $3 "*) ;; *) return 1 ;; esac
+	case $1 in
+	ADDED | DELETED) return 0 ;;
+	MODIFIED) case $bw_known in *" $3:$4:$5:$6:$7 "*) return 1 ;; esac ;;
+	*) return 1 ;;
+	esac
 }
 # bw_ended: the waker has ended (a look is due).
 bw_ended() {
 	[ -n "$bw_pid" ] && ! kill -0 "$bw_pid" 2>/dev/null
 }
-# bw_stop: the waker stopped (TERM, if it still runs) and waited for; the
-# last resourceVersion it saw kept; a watch that failed said, and the next
-# one starts from a new list (410 Expired too); one the API refuses said,
-# and none started again.
+# bw_stop [quiet]: the waker stopped (TERM, if it still runs) and waited
+# for; a watch that failed said (but quiet, on the way out), 410 Expired
+# aside; one the API refuses said, and none started again.
 bw_stop() {
 	[ -n "$bw_pid" ] || return 0
 	kill -TERM "$bw_pid" 2>/dev/null || :
@@ -299,18 +320,28 @@ bw_stop() {
 	gpudrv_child=$bw_pid
 	gpudrv_wait 2>/dev/null || bw_st=$?
 	bw_pid=
-	[ ! -s "$tmp/bw/watch.rec" ] || bw_rv=$(sed -n '$s/^rv //p' "$tmp/bw/watch.rec")
-	# (after an event it waited for, the next watch may begin at once)
-	[ "$bw_st" != 0 ] || bw_at=
-	[ "$bw_st" = 2 ] || return 0
-	bw_rv=
-	if grep -q '(Forbidden)' "$tmp/bw/err" 2>/dev/null; then
+	case $bw_st in
+	0) bw_at='' bw_said='' && return 0 ;; # (a change: the next watch may begin at once)
+	2) ;;
+	*) bw_said='' && return 0 ;;
+	esac
+	[ -z "${1:-}" ] || return 0
+	bw_why=$(said "$tmp/bw/err")
+	[ -n "$bw_why" ] || bw_why=$(said "$tmp/bw/sh.err")
+	[ -n "$bw_why" ] || bw_why="it ended (exit 2) with no word"
+	case $bw_why in
+	*'(Forbidden)'*)
 		bw_off=1
-		say "warning: the API refuses to watch the budgets: $(said "$tmp/bw/err"); a look every 5 s instead while a node waits for one (add watch to the poddisruptionbudgets rule of the Role: deploy/20-upgrader.yaml)"
-	elif ! grep -q -e 'code 410)' -e '(Expired)' "$tmp/bw/err" 2>/dev/null; then
+		say "warning: the API refuses to watch the budgets: $bw_why; a look every 5 s instead while a node waits for one (add watch to the poddisruptionbudgets rule of the Role: deploy/20-upgrader.yaml)"
+		;;
+	*'code 410)'* | *'(Expired)'*) ;;
+	*)
 		# (the same failure again is not said again)
-		bw_why=$(said "$tmp/bw/err")
 		[ "$bw_why" = "$bw_said" ] || say "warning: cannot watch the budgets: $bw_why; looking again"
 		bw_said=$bw_why
-	fi
+		;;
+	esac
+}
+bw_quiet() {
+	bw_stop quiet
 }
