@@ -204,15 +204,15 @@ t_out "is never OK"
 # Usage.
 t_run pdb-check
 t_rc 2 "no node"
-t_err "prints the usage line" "usage: pdb-check [-s] [-y policies] node [file] | -a [-s] [-y policies] [file] | -p [-w] [file]"
+t_err "prints the usage line" "usage: pdb-check [-s] [-y policies] node [file] | -a [-s] [-y policies] [file] | -p [-w] [file] | -b [-w] [file]"
 t_run pdb-check a b c
 t_rc 2 "too many arguments"
 t_run pdb-check -x lab-node-1
 t_rc 2 "an unknown option"
-t_grep "prints the usage line" err '^usage: pdb-check \[-s\] \[-y policies\] node \[file\] | -a \[-s\] \[-y policies\] \[file\] | -p \[-w\] \[file\]$'
+t_grep "prints the usage line" err '^usage: pdb-check \[-s\] \[-y policies\] node \[file\] | -a \[-s\] \[-y policies\] \[file\] | -p \[-w\] \[file\] | -b \[-w\] \[file\]$'
 t_run pdb-check -h
 t_rc 0 "-h"
-t_out "-h prints the usage on stdout" "usage: pdb-check [-s] [-y policies] node [file] | -a [-s] [-y policies] [file] | -p [-w] [file]"
+t_out "-h prints the usage on stdout" "usage: pdb-check [-s] [-y policies] node [file] | -a [-s] [-y policies] [file] | -p [-w] [file] | -b [-w] [file]"
 t_run pdb-check Lab_Node "$DATA/pdb-lab.json"
 t_rc 2 "a node name that is not a DNS name"
 t_err "is refused" 'pdb-check: node "Lab_Node" is not a valid node name'

@@ -243,7 +243,7 @@ t_rc 2 "-a with a node"
 t_out "prints nothing"
 t_err "is a usage error" \
 	"pdb-check: -a checks every node: it takes no node name" \
-	"usage: pdb-check [-s] [-y policies] node [file] | -a [-s] [-y policies] [file] | -p [-w] [file]"
+	"usage: pdb-check [-s] [-y policies] node [file] | -a [-s] [-y policies] [file] | -p [-w] [file] | -b [-w] [file]"
 t_run pdb-check -a -s lab-node-1 "$DATA/pdb-lab.json"
 t_rc 2 "-a -s with a node"
 t_run pdb-check -a no-such-file
