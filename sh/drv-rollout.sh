@@ -374,9 +374,9 @@ act_waiting() {
 	[ ! -s "$tmp/waits" ] || table_apply <"$tmp/waits"
 }
 # bw_wake: while nodes wait and no gate holds every start, the budgets they
-# need watched (bw_arm): then $pace_wake is a gate's own time, or the first
-# -w that runs out, or 0 (the watch's end wakes the run); else the 5-s look
-# (or the gate's time) stands.
+# need watched (bw_arm): then $pace_wake is the first -w that runs out, or 0
+# (the watch's end, within its 30 s, wakes the run); else the 5-s look (or
+# the gate's time) stands.
 bw_wake() {
 	# (none while a gate holds every start: the gate says when to look)
 	if [ -n "$pace_why" ]; then
@@ -384,10 +384,10 @@ bw_wake() {
 		return 0
 	fi
 	bw_arm || return 0
-	[ "$pace_timed" = 1 ] || pace_wake=0
+	pace_wake=0
 	[ -n "$blocked_left" ] || return 0
 	[ "$blocked_left" -ge 1 ] || blocked_left=1
-	[ "$pace_wake" != 0 ] && [ "$pace_wake" -le "$blocked_left" ] || pace_wake=$blocked_left
+	pace_wake=$blocked_left
 }
 # act_start: the nodes to START, each its drv-upgrade.sh.
 act_start() {

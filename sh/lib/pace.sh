@@ -7,7 +7,7 @@
 # under way.  It reads the caller's $tmp, $under, $pdb_check and the plan
 # ($tmp/plan); it sets $pace_hold (1: nodes could start and a gate holds
 # them) and $pace_wake (seconds after which the gate is worth judging
-# again; $pace_timed 1: a gate's own time, 0: the 5-s look at budgets).
+# again).
 # shellcheck shell=sh disable=SC2154,SC2034 # the caller's variables, set or read here
 
 window=        # -W: "days start end [zone]", time-window(1)'s operands
@@ -23,7 +23,6 @@ pace_last_node=
 pace_said=     # what the gates said last: not said again while it holds
 pace_hold=0
 pace_wake=5
-pace_timed=0
 pace_out=75    # -x's exit status (sysexits' EX_TEMPFAIL: try again later)
 pace_period=30 # how often a gate that holds (alerts, pods) is asked again
 
@@ -133,8 +132,8 @@ pods_now() {
 # start: the window, the soak, the alerts (no node starts, the plan's START
 # lines go), then the blocking pods (the plan is made again without their
 # nodes, which other nodes may then take the place of).  Sets $pace_hold,
-# $pace_wake, $pace_timed and $pace_waits (what the run waits for, for the
-# deadline's message).  What holds the starts is said when it begins (its key,
+# $pace_wake and $pace_waits (what the run waits for, for the deadline's
+# message).  What holds the starts is said when it begins (its key,
 # $pace_key, changes), not at each look.
 pace_decide() {
 	: >"$tmp/podheld"
@@ -142,7 +141,6 @@ pace_decide() {
 	decide
 	pace_hold=0
 	pace_wake=5
-	pace_timed=0
 	pace_why=
 	pace_key=
 	pace_closed=0
@@ -156,23 +154,19 @@ pace_decide() {
 			pace_why="the window ($window) is closed: it opens at $3"
 			pace_key="window $2"
 			pace_wake=$(($2 - now))
-			pace_timed=1
 			pace_closed=1
 		elif [ "$ws" = 2 ]; then
 			pace_why="it cannot tell whether the window ($window) is open: $(sed -n '$s/^time-window: //p' "$tmp/window.err")"
 			pace_key="window unknown"
 			pace_wake=$pace_period
-			pace_timed=1
 		elif [ -n "$pace_last" ] && [ $((pace_last + soak - now)) -gt 0 ]; then
 			pace_why="the soak (-Z ${soak}s) after $pace_last_node ended runs until $(date -d "@$((pace_last + soak))" '+%Y-%m-%dT%H:%M:%S%z')"
 			pace_key="soak $pace_last"
 			pace_wake=$((pace_last + soak - now))
-			pace_timed=1
 		elif [ -n "$prom_url" ]; then
 			as=0
 			alerts_now || as=$?
 			pace_wake=$pace_period
-			pace_timed=1
 			case $as in
 			1)
 				# The names once each, sorted, with their states (kured's).
@@ -208,7 +202,6 @@ pace_decide() {
 			pace_why="it cannot tell which nodes pods that -B picks run on"
 			pace_key="pods unknown $(tail -n 1 "$tmp/pods.said")"
 			pace_wake=$pace_period
-			pace_timed=1
 		fi
 	fi
 	pace_waits=
@@ -219,10 +212,7 @@ pace_decide() {
 		($1 in h) && !($1 in d)' "$tmp/podheld" "$tmp/mine" "$tmp/todo" | grep -q .; then
 		pace_hold=1
 		pace_waits="for pods that -B picks to leave their node"
-		if ! grep -q -e '^WAIT .* budget ' -e '^BLOCKED ' "$tmp/plan"; then
-			pace_wake=$pace_period
-			pace_timed=1
-		fi
+		grep -q -e '^WAIT .* budget ' -e '^BLOCKED ' "$tmp/plan" || pace_wake=$pace_period
 	fi
 	[ "$pace_wake" -ge 1 ] || pace_wake=1
 	if [ -z "$pace_why" ]; then
